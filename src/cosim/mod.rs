@@ -1,0 +1,11 @@
+//! The co-simulation world: the variable table, the model states, stepping and FMU
+//! state snapshots. This is what the FMI runtime calls; it knows FMI's rules for
+//! variables (causality, when a variable may be set) but no C types.
+
+pub mod layout;
+pub mod snapshot;
+pub mod units;
+pub mod variables;
+mod world;
+
+pub use world::{Dynamic, Values, VarError, World, WorldError};

@@ -1,0 +1,31 @@
+//! contact-fmu: contact-dynamics and terramechanics models (the DLR Contact Dynamics
+//! Library family: SCM, BBCC, TerRA, ...) packaged as FMI 2.0 Co-Simulation FMUs.
+//!
+//! Data flows one way (see `README.md`, design):
+//!
+//! ```text
+//! scenario (parse, validate) -> models (physics, no FMI)
+//!     -> cosim (World: variable table, do_step, snapshots) -> FMI ABI (fmu-template) / packager
+//! ```
+//!
+//! - [`scenario`]: the scenario JSON format, its validation and its JSON Schema.
+//! - [`models`]: the physics. Pure functions and small state structs; no FMI, no I/O.
+//! - [`cosim`]: the co-simulation world: the variable table (the single source of truth
+//!   for value references, used by the runtime *and* by the modelDescription.xml writer),
+//!   stepping, FMU state snapshots.
+//! - [`packager`] (feature `packager`): modelDescription.xml, documentation, `.fmu` archive.
+
+pub mod cosim;
+pub mod guid;
+pub mod models;
+pub mod scenario;
+
+#[cfg(feature = "packager")]
+pub mod packager;
+
+/// Version of the runtime and the packager. Part of every FMU's GUID, so an FMU packaged
+/// by one version is refused by the runtime of another.
+pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Name written as `generationTool` into modelDescription.xml.
+pub const GENERATION_TOOL: &str = concat!("contact-fmu ", env!("CARGO_PKG_VERSION"));

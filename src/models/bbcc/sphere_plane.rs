@@ -1,0 +1,148 @@
+//! A sphere on the flat ground plane `z = h` (normal `+z`, world frame): contact
+//! geometry and the BBCC wrench of the contact (Buse 2023, eq. (1)-(4)).
+
+use super::{friction, hunt_crossley, ContactMemory};
+use nalgebra::Vector3;
+
+/// Constants of one sphere-ground contact, already combined for the pair.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairConstants {
+    /// Stiffness k, N/m^1.5, eq. (3).
+    pub k: f64,
+    /// Restitution zeta of the pair (harmonic mean), 1.
+    pub zeta: f64,
+    /// Friction coefficient mu of the pair (harmonic mean), 1.
+    pub mu: f64,
+    /// Friction velocity dead band v_d, m/s, eq. (4).
+    pub v_d: f64,
+    /// Lower bound of the impact velocity in eq. (2), m/s.
+    pub impact_velocity_min: f64,
+}
+
+/// Result of one contact evaluation, world frame.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactWrench {
+    /// Force on the sphere, N.
+    pub force: Vector3<f64>,
+    /// Torque on the sphere about its centre (the body origin), N m.
+    pub torque: Vector3<f64>,
+    /// Penetration depth, m; zero without contact.
+    pub depth: f64,
+    /// Touching.
+    pub in_contact: bool,
+}
+
+/// Contact of a sphere (centre `center`, m; velocity `v`, m/s; angular velocity `w`,
+/// rad/s; all world) of radius `radius` with the ground `z = ground_height`.
+///
+/// `memory` carries the impact velocity of the running contact. With `advance` the
+/// memory is updated (a model step); without it the call only evaluates (an output
+/// refresh between steps).
+pub fn sphere_on_ground(
+    center: &Vector3<f64>,
+    v: &Vector3<f64>,
+    w: &Vector3<f64>,
+    radius: f64,
+    ground_height: f64,
+    c: &PairConstants,
+    memory: &mut ContactMemory,
+    advance: bool,
+) -> ContactWrench {
+    let depth = radius + ground_height - center.z;
+    if depth <= 0.0 {
+        if advance {
+            *memory = ContactMemory::default();
+        }
+        return ContactWrench::default();
+    }
+    let normal = Vector3::z();
+    // Contact point: halfway into the overlap, below the centre.
+    let lever = -normal * (radius - 0.5 * depth);
+    let v_point = v + w.cross(&lever);
+    let depth_rate = -v_point.dot(&normal);
+    let impact_velocity = if memory.in_contact {
+        memory.impact_velocity
+    } else {
+        depth_rate.max(c.impact_velocity_min)
+    };
+    if advance {
+        *memory = ContactMemory {
+            in_contact: true,
+            impact_velocity,
+        };
+    }
+    let d = hunt_crossley::damping(c.zeta, impact_velocity);
+    let f_n = hunt_crossley::normal_force(c.k, d, depth, depth_rate);
+    let v_t = v_point - normal * v_point.dot(&normal);
+    let f_t = friction::regularized_coulomb(c.mu, f_n, &v_t, c.v_d);
+    let force = normal * f_n + f_t;
+    ContactWrench {
+        force,
+        torque: lever.cross(&force),
+        depth,
+        in_contact: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn constants() -> PairConstants {
+        PairConstants { k: 1e6, zeta: 0.6, mu: 0.5, v_d: 0.01, impact_velocity_min: 0.01 }
+    }
+
+    #[test]
+    fn a_sphere_pressed_into_the_ground_at_rest_gets_k_delta_to_the_1_5() {
+        let mut m = ContactMemory::default();
+        let c = constants();
+        let r = 0.1;
+        let delta: f64 = 2e-3;
+        let w = sphere_on_ground(
+            &Vector3::new(0.3, -0.2, r - delta),
+            &Vector3::zeros(),
+            &Vector3::zeros(),
+            r,
+            0.0,
+            &c,
+            &mut m,
+            true,
+        );
+        assert!((w.force.z - c.k * delta.powf(1.5)).abs() < 1e-9 * w.force.z);
+        assert_eq!(w.force.x, 0.0);
+        assert!(w.torque.norm() < 1e-12);
+        assert!(m.in_contact && m.impact_velocity == c.impact_velocity_min);
+    }
+
+    #[test]
+    fn a_sliding_sphere_gets_friction_against_the_slip_and_a_torque_that_spins_it_up() {
+        let mut m = ContactMemory::default();
+        let w = sphere_on_ground(
+            &Vector3::new(0.0, 0.0, 0.099),
+            &Vector3::new(1.0, 0.0, 0.0),
+            &Vector3::zeros(),
+            0.1,
+            0.0,
+            &constants(),
+            &mut m,
+            true,
+        );
+        assert!(w.force.x < 0.0);
+        // friction at the bottom pointing -x makes the ball roll forward: +y torque
+        assert!(w.torque.y > 0.0);
+    }
+
+    #[test]
+    fn evaluating_without_advancing_leaves_the_memory_alone() {
+        let mut m = ContactMemory::default();
+        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.09), &Vector3::new(0.0, 0.0, -1.0), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, false);
+        assert_eq!(m, ContactMemory::default());
+        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.09), &Vector3::new(0.0, 0.0, -1.0), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, true);
+        assert_eq!(m.impact_velocity, 1.0);
+        // the impact velocity is kept while the contact lasts
+        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.09), &Vector3::new(0.0, 0.0, 0.5), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, true);
+        assert_eq!(m.impact_velocity, 1.0);
+        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.2), &Vector3::zeros(), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, true);
+        assert!(!m.in_contact);
+    }
+}

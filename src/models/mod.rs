@@ -1,0 +1,5 @@
+//! The physics. Models know nothing of FMI, files or JSON: they take body states and
+//! parameters, return wrenches, and advance their own states.
+
+pub mod bbcc;
+pub mod rigid_body;

@@ -1,0 +1,172 @@
+//! The scenario: what one FMU simulates, as JSON. Parse, validate, canonical form,
+//! JSON Schema.
+//!
+//! ```
+//! let text = r#"{
+//!   "name": "Drop", "model_identifier": "drop",
+//!   "default_experiment": {"stop_time": 1.0, "step_size": 0.001},
+//!   "terrain": {"type": "flat", "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5}},
+//!   "bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": -0.1},
+//!               "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5},
+//!               "motion": {"type": "free", "mass": 1.0}}]
+//! }"#;
+//! let err = contact_fmu::scenario::parse_str(text, "drop.json").unwrap_err();
+//! assert!(err.to_string().contains("bodies[0].shape.radius: must be > 0, got -0.1"));
+//! ```
+
+mod assets;
+mod error;
+mod types;
+mod validate;
+
+pub use assets::resolve_asset;
+pub use error::{FieldError, ScenarioError};
+pub use types::*;
+pub use validate::{is_plain_name, validate, RESERVED_NAMES};
+
+use std::path::Path;
+
+/// Parses and validates scenario JSON. `file` names the source in error messages.
+pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        ScenarioError::Parse {
+            file: file.to_string(),
+            error: FieldError {
+                path: if path == "." { String::new() } else { path },
+                message: e.into_inner().to_string(),
+            },
+        }
+    })?;
+    let errors = validate(&scenario);
+    if errors.is_empty() {
+        Ok(scenario)
+    } else {
+        Err(ScenarioError::Invalid {
+            file: file.to_string(),
+            errors,
+        })
+    }
+}
+
+/// Reads, parses and validates a scenario file.
+pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        file: file.clone(),
+        source,
+    })?;
+    parse_str(&text, &file)
+}
+
+impl Scenario {
+    /// The canonical JSON text: defaults filled in, fixed field order, shortest
+    /// round-trip number formatting. The packager writes this to
+    /// `resources/scenario.json`; the GUID is its hash.
+    pub fn canonical_json(&self) -> String {
+        // Serializing plain data structs with finite numbers cannot fail.
+        serde_json::to_string_pretty(self).expect("scenario serializes") + "\n"
+    }
+
+    /// The FMU GUID of this scenario (see [`crate::guid`]).
+    pub fn guid(&self) -> String {
+        crate::guid::guid_for(&self.canonical_json())
+    }
+
+    /// Index of the body named `name`.
+    pub fn body_index(&self, name: &str) -> Option<usize> {
+        self.bodies.iter().position(|b| b.name == name)
+    }
+}
+
+/// The JSON Schema of the scenario format (draft 2020-12), pretty-printed.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Scenario);
+    serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{
+      "name": "Drop", "model_identifier": "drop",
+      "default_experiment": {"stop_time": 1.0, "step_size": 0.001},
+      "terrain": {"type": "flat", "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5}},
+      "bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": 0.1},
+                  "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5},
+                  "motion": {"type": "free", "mass": 1.0, "position": [0, 0, 0.5]}}],
+      "bbcc": {"pairs": [["ball", "terrain"]]}
+    }"#;
+
+    #[test]
+    fn a_good_scenario_parses_and_its_canonical_form_is_a_fixed_point() {
+        let s = parse_str(GOOD, "good.json").unwrap();
+        assert_eq!(s.model_step, 1e-4);
+        let canon = s.canonical_json();
+        let again = parse_str(&canon, "canon.json").unwrap();
+        assert_eq!(again, s);
+        assert_eq!(again.canonical_json(), canon);
+        assert_eq!(again.guid(), s.guid());
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_with_their_path() {
+        let text = GOOD.replace("\"radius\": 0.1", "\"radius\": 0.1, \"radios\": 2");
+        let e = parse_str(&text, "x.json").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with("x.json: bodies[0].shape"), "{msg}");
+        assert!(msg.contains("radios"), "{msg}");
+        let text = GOOD.replace("\"model_step\"", "\"x\"").replace("\"name\": \"Drop\"", "\"name\": \"Drop\", \"colour\": 1");
+        assert!(parse_str(&text, "x.json").unwrap_err().to_string().contains("unknown field `colour`"));
+    }
+
+    #[test]
+    fn wrong_types_name_the_field() {
+        let text = GOOD.replace("\"mass\": 1.0", "\"mass\": \"heavy\"");
+        let msg = parse_str(&text, "x.json").unwrap_err().to_string();
+        assert!(msg.contains("bodies[0].motion"), "{msg}");
+    }
+
+    #[test]
+    fn bad_values_are_all_reported_with_field_paths() {
+        let text = GOOD
+            .replace("\"radius\": 0.1", "\"radius\": -0.2")
+            .replace("\"zeta\": 0.6, \"mu\": 0.5}}", "\"zeta\": 0.0, \"mu\": 0.5}}")
+            .replace("[\"ball\", \"terrain\"]", "[\"bal\", \"terrain\"]")
+            .replace("\"stop_time\": 1.0", "\"stop_time\": -1.0");
+        let e = parse_str(&text, "x.json").unwrap_err();
+        let errors: Vec<String> = e.field_errors().iter().map(|e| e.to_string()).collect();
+        assert!(errors.contains(&"bodies[0].shape.radius: must be > 0, got -0.2".to_string()), "{errors:?}");
+        assert!(errors.iter().any(|e| e.starts_with("terrain.material.zeta: must be in (0, 1]")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.starts_with("bbcc.pairs[0][0]: no body named 'bal'")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.starts_with("default_experiment.stop_time")), "{errors:?}");
+    }
+
+    #[test]
+    fn names_must_be_plain_unique_and_not_reserved() {
+        let two = GOOD.replace(
+            "\"bbcc\"",
+            r#""description": "two", "bbcc""#,
+        );
+        let s = parse_str(&two, "x.json").unwrap();
+        let mut bad = s.clone();
+        bad.bodies.push(bad.bodies[0].clone());
+        bad.bodies.push(bad.bodies[0].clone());
+        bad.bodies[2].name = "terrain".into();
+        bad.model_identifier = "9lives".into();
+        let errors: Vec<String> = validate(&bad).iter().map(|e| e.to_string()).collect();
+        assert!(errors.iter().any(|e| e.contains("bodies[1].name: 'ball' is used by another body")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.contains("bodies[2].name: 'terrain' is reserved")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.starts_with("model_identifier")), "{errors:?}");
+    }
+
+    #[test]
+    fn the_schema_describes_the_format() {
+        let schema: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
+        let props = &schema["properties"];
+        assert!(props["model_identifier"].is_object());
+        assert_eq!(schema["additionalProperties"], serde_json::Value::Bool(false));
+    }
+}
