@@ -1,1 +1,129 @@
-fn main() {}
+//! `contact-fmu`: package contact-dynamics scenarios as FMI 2.0 Co-Simulation FMUs.
+
+use clap::{Parser, Subcommand};
+use contact_fmu::packager::{self, model_description};
+use contact_fmu::scenario;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(Parser)]
+#[command(name = "contact-fmu", version, about = "Package contact-dynamics and terramechanics scenarios as FMI 2.0 Co-Simulation FMUs")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write DIR/<modelIdentifier>.fmu for each scenario (no recompilation).
+    Package {
+        /// Scenario JSON files.
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+        /// Output folder.
+        #[arg(short, long, default_value = "target/fmu")]
+        out: PathBuf,
+        /// The runtime library to put into the FMUs (default: $CONTACT_FMU_RUNTIME, or
+        /// libcontact_fmu_runtime.so next to this executable).
+        #[arg(long)]
+        runtime: Option<PathBuf>,
+    },
+    /// Check scenario files and report every problem with its field path.
+    Check {
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+    },
+    /// Write DIR/<modelIdentifier>.xml, the modelDescription.xml of each scenario.
+    ModelDescription {
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+        #[arg(short, long, default_value = "modelDescription")]
+        out: PathBuf,
+    },
+    /// Print the JSON Schema of the scenario format.
+    Schema,
+}
+
+/// When started by `cargo run` and the runtime library is missing, build it (once):
+/// `cargo run` builds only the CLI's package, not the cdylib beside it.
+fn build_runtime_with_cargo() -> bool {
+    let Some(cargo) = std::env::var_os("CARGO") else { return false };
+    let release = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.ends_with("release"))).unwrap_or(false);
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.args(["build", "-p", "contact-fmu-runtime", "--manifest-path"]).arg(&manifest);
+    if release {
+        cmd.arg("--release");
+    }
+    eprintln!("contact-fmu: the FMU runtime library is not built yet; building it once: cargo build -p contact-fmu-runtime{}", if release { " --release" } else { "" });
+    matches!(cmd.status(), Ok(s) if s.success())
+}
+
+fn run(cli: Cli) -> Result<(), String> {
+    match cli.command {
+        Command::Package { scenarios, out, runtime } => {
+            let runtime = match packager::find_runtime(runtime.as_deref()) {
+                Ok(r) => r,
+                Err(e) if runtime.is_none() && build_runtime_with_cargo() => packager::find_runtime(None).map_err(|_| e.to_string())?,
+                Err(e) => return Err(e.to_string()),
+            };
+            let mut failed = 0;
+            for (i, s) in scenarios.iter().enumerate() {
+                let t0 = Instant::now();
+                match packager::package(s, &out, &runtime) {
+                    Ok(fmu) => eprintln!("[{}/{}] {} -> {} ({:.0} ms)", i + 1, scenarios.len(), s.display(), fmu.display(), t0.elapsed().as_secs_f64() * 1e3),
+                    Err(e) => {
+                        eprintln!("[{}/{}] error: {e}", i + 1, scenarios.len());
+                        failed += 1;
+                    }
+                }
+            }
+            if failed > 0 {
+                return Err(format!("{failed} of {} scenario(s) could not be packaged", scenarios.len()));
+            }
+            Ok(())
+        }
+        Command::Check { scenarios } => {
+            let mut failed = 0;
+            for s in &scenarios {
+                match scenario::load(s) {
+                    Ok(sc) => eprintln!("{}: ok ({}, {} bodies)", s.display(), sc.model_identifier, sc.bodies.len()),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        failed += 1;
+                    }
+                }
+            }
+            if failed > 0 {
+                return Err(format!("{failed} of {} scenario(s) have problems", scenarios.len()));
+            }
+            Ok(())
+        }
+        Command::ModelDescription { scenarios, out } => {
+            std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+            for s in &scenarios {
+                let sc = scenario::load(s).map_err(|e| e.to_string())?;
+                let c = packager::contents(&sc, &model_description::timestamp_now());
+                let path = out.join(format!("{}.xml", sc.model_identifier));
+                std::fs::write(&path, c.model_description).map_err(|e| format!("{}: {e}", path.display()))?;
+                eprintln!("{} -> {}", s.display(), path.display());
+            }
+            Ok(())
+        }
+        Command::Schema => {
+            print!("{}", scenario::json_schema());
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

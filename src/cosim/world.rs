@@ -445,6 +445,13 @@ impl World {
     /// Restores a snapshot taken from a world of the same scenario. Refuses one whose
     /// shape does not fit (a state of another FMU).
     pub fn restore(&mut self, d: &Dynamic) -> Result<(), String> {
+        self.fits(d)?;
+        self.dynamic.clone_from(d);
+        Ok(())
+    }
+
+    /// Does snapshot `d` fit this world (same variables, bodies and contact pairs)?
+    pub fn fits(&self, d: &Dynamic) -> Result<(), String> {
         let v = &d.values;
         let t = &self.table;
         if v.reals.len() != t.count(VarType::Real)
@@ -456,7 +463,6 @@ impl World {
         {
             return Err("the FMU state does not belong to this model (its variables or bodies differ)".into());
         }
-        self.dynamic.clone_from(d);
         Ok(())
     }
 }

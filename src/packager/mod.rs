@@ -1,1 +1,127 @@
-//! placeholder
+//! The packaging tool: scenario JSON in, `.fmu` out, without recompiling.
+//!
+//! An FMU is a zip archive holding
+//! - `modelDescription.xml` ([`model_description`]),
+//! - `binaries/linux64/<modelIdentifier>.so`: the runtime library, copied unchanged,
+//! - `resources/scenario.json`: the canonical scenario the runtime reads at
+//!   fmi2Instantiate (its hash is the GUID),
+//! - `documentation/index.html` ([`documentation`]).
+
+pub mod documentation;
+pub mod model_description;
+
+use crate::cosim::layout;
+use crate::scenario::{self, Scenario, ScenarioError};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// File name of the runtime library that cargo builds (`fmu-template`).
+pub const RUNTIME_FILE_NAME: &str = "libcontact_fmu_runtime.so";
+
+/// Why packaging failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PackageError {
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    #[error("the FMU runtime library was not found (looked for {looked}).\n  Build it with `cargo build --release` at the top of the repository (it builds the whole workspace), or pass --runtime PATH / set CONTACT_FMU_RUNTIME.")]
+    RuntimeMissing { looked: String },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: cannot write the archive: {source}")]
+    Zip {
+        path: String,
+        #[source]
+        source: zip::result::ZipError,
+    },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PackageError + '_ {
+    move |source| PackageError::Io { path: path.display().to_string(), source }
+}
+
+/// Finds the runtime library: `explicit` if given, else `$CONTACT_FMU_RUNTIME`, else
+/// next to the running executable (`target/<profile>/`, where cargo puts both).
+pub fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, PackageError> {
+    let mut candidates = vec![];
+    if let Some(p) = explicit {
+        candidates.push(p.to_path_buf());
+    } else if let Some(p) = std::env::var_os("CONTACT_FMU_RUNTIME") {
+        candidates.push(PathBuf::from(p));
+    } else if let Ok(exe) = std::env::current_exe() {
+        if let Some(dir) = exe.parent() {
+            candidates.push(dir.join(RUNTIME_FILE_NAME));
+            // integration tests run from target/<profile>/deps
+            if dir.ends_with("deps") {
+                if let Some(up) = dir.parent() {
+                    candidates.push(up.join(RUNTIME_FILE_NAME));
+                }
+            }
+        }
+    }
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| PackageError::RuntimeMissing {
+        looked: candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+    })
+}
+
+/// Everything that goes into one FMU, in memory.
+pub struct FmuContents {
+    pub scenario: Scenario,
+    pub model_description: String,
+    pub documentation: String,
+    pub scenario_json: String,
+}
+
+/// Builds the contents of the FMU of `scenario`.
+pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
+    let (table, _) = layout::build(scenario);
+    FmuContents {
+        scenario: scenario.clone(),
+        model_description: model_description::write(scenario, &table, generated_at),
+        documentation: documentation::write(scenario, &table),
+        scenario_json: scenario.canonical_json(),
+    }
+}
+
+/// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
+/// with the runtime library `runtime`. Returns the path of the FMU.
+pub fn package(scenario_path: &Path, out_dir: &Path, runtime: &Path) -> Result<PathBuf, PackageError> {
+    let scenario = scenario::load(scenario_path)?;
+    let c = contents(&scenario, &model_description::timestamp_now());
+    let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;
+    std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+    let fmu_path = out_dir.join(format!("{}.fmu", scenario.model_identifier));
+    // Write next to the target and rename, so a reader never sees half an archive.
+    let tmp_path = out_dir.join(format!(".{}.fmu.tmp", scenario.model_identifier));
+    write_archive(&tmp_path, &c, &runtime_bytes)?;
+    std::fs::rename(&tmp_path, &fmu_path).map_err(io(&fmu_path))?;
+    Ok(fmu_path)
+}
+
+fn write_archive(path: &Path, c: &FmuContents, runtime: &[u8]) -> Result<(), PackageError> {
+    use zip::write::SimpleFileOptions;
+    let zerr = |source| PackageError::Zip { path: path.display().to_string(), source };
+    let file = std::fs::File::create(path).map_err(io(path))?;
+    let mut zip = zip::ZipWriter::new(file);
+    // Fixed timestamps: the same scenario and runtime give the same archive entries.
+    let opts = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o644);
+    let so_name = format!("binaries/linux64/{}.so", c.scenario.model_identifier);
+    let entries: [(&str, &[u8], u32); 4] = [
+        ("modelDescription.xml", c.model_description.as_bytes(), 0o644),
+        (so_name.as_str(), runtime, 0o755),
+        ("resources/scenario.json", c.scenario_json.as_bytes(), 0o644),
+        ("documentation/index.html", c.documentation.as_bytes(), 0o644),
+    ];
+    for (name, bytes, mode) in entries {
+        zip.start_file(name, opts.unix_permissions(mode)).map_err(zerr)?;
+        zip.write_all(bytes).map_err(io(path))?;
+    }
+    zip.finish().map_err(zerr)?;
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! One FMU instance: the world, the scenario it came from, the logger and the FMI state.
+
+use crate::logger::{Category, Logger};
+use crate::state_machine::State;
+use contact_fmu::cosim::variables::Phase;
+use contact_fmu::cosim::{Dynamic, World};
+use contact_fmu::scenario::{self, Scenario};
+use std::ffi::CString;
+use std::path::Path;
+
+/// An FMU state handed to the importer by fmi2GetFMUstate.
+pub struct SavedState {
+    /// Guards against foreign pointers passed back to fmi2SetFMUstate.
+    pub magic: u64,
+    pub state: State,
+    pub dynamic: Dynamic,
+}
+
+/// `SavedState::magic`.
+pub const SAVED_STATE_MAGIC: u64 = 0x5354_4154_4555_4d46; // "FMUESTAT"
+
+/// One instance (the `fmi2Component`).
+pub struct Instance {
+    pub name: String,
+    pub guid: String,
+    pub scenario: Scenario,
+    pub world: World,
+    pub state: State,
+    pub logger: Logger,
+    pub stop_time: Option<f64>,
+    /// Strings handed out by fmi2GetString, valid until the next call.
+    pub string_buffer: Vec<CString>,
+}
+
+impl Instance {
+    /// Reads `resources/scenario.json` from `resource_dir`, checks the GUID and builds
+    /// the world.
+    pub fn new(name: &str, guid: &str, resource_dir: &Path, logger: Logger) -> Result<Instance, String> {
+        let file = resource_dir.join("scenario.json");
+        let scenario = scenario::load(&file).map_err(|e| format!("cannot load the scenario of this FMU: {e}"))?;
+        let expected = scenario.guid();
+        if guid != expected {
+            return Err(format!(
+                "GUID mismatch: the importer passed {guid}, but this FMU's resources/scenario.json and runtime {} give {expected}. \
+                 The modelDescription.xml and the resources do not belong together (repackage the scenario).",
+                contact_fmu::RUNTIME_VERSION
+            ));
+        }
+        let world = World::new(&scenario);
+        Ok(Instance {
+            name: name.to_string(),
+            guid: expected,
+            scenario,
+            world,
+            state: State::Instantiated,
+            logger,
+            stop_time: None,
+            string_buffer: vec![],
+        })
+    }
+
+    /// The setter phase of the current state (only called where setters are allowed).
+    pub fn phase(&self) -> Phase {
+        match self.state {
+            State::Instantiated => Phase::Instantiated,
+            State::InitializationMode => Phase::Initialization,
+            _ => Phase::Stepping,
+        }
+    }
+
+    /// Logs an error (always shown).
+    pub fn error(&self, message: &str) {
+        self.logger.log(crate::fmi2_types::FMI2_ERROR, Category::Error, message);
+    }
+
+    /// Logs an event (shown when logEvents is on).
+    pub fn event(&self, message: &str) {
+        self.logger.log(crate::fmi2_types::FMI2_OK, Category::Events, message);
+    }
+
+    /// Back to the state after fmi2Instantiate.
+    pub fn reset(&mut self) {
+        self.world = World::new(&self.scenario);
+        self.state = State::Instantiated;
+        self.stop_time = None;
+    }
+}

@@ -1,0 +1,86 @@
+//! Messages to the importer's logger callback, filtered by the log categories of
+//! modelDescription.xml.
+
+use crate::fmi2_types::*;
+use contact_fmu::cosim::capabilities::LOG_CATEGORIES;
+use std::ffi::CString;
+
+/// Category index in [`LOG_CATEGORIES`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Category {
+    Events = 0,
+    Warning = 1,
+    Error = 2,
+    Fatal = 3,
+    Calls = 4,
+}
+
+/// The logger callback of one instance and which categories are on.
+pub struct Logger {
+    callback: Option<fmi2CallbackLogger>,
+    environment: fmi2ComponentEnvironment,
+    instance_name: CString,
+    enabled: [bool; 6],
+}
+
+fn c_text(s: &str) -> CString {
+    // A NUL inside a message would cut it; show it instead.
+    CString::new(s.replace('\0', "\\0")).unwrap_or_default()
+}
+
+impl Logger {
+    /// From the importer's callbacks; `logging_on` enables all categories.
+    pub fn new(functions: &fmi2CallbackFunctions, instance_name: &str, logging_on: bool) -> Logger {
+        Logger {
+            callback: functions.logger,
+            environment: functions.componentEnvironment,
+            instance_name: c_text(instance_name),
+            enabled: [logging_on; 6],
+        }
+    }
+
+    /// fmi2SetDebugLogging: `names` empty means all categories.
+    pub fn set_categories(&mut self, on: bool, names: &[String]) -> Result<(), String> {
+        if names.is_empty() {
+            self.enabled = [on; 6];
+            return Ok(());
+        }
+        let mut idx = vec![];
+        for n in names {
+            match LOG_CATEGORIES.iter().position(|(c, _)| c == n) {
+                Some(i) => idx.push(i),
+                None => {
+                    let known: Vec<&str> = LOG_CATEGORIES.iter().map(|(c, _)| *c).collect();
+                    return Err(format!("unknown log category '{n}' (this FMU has {})", known.join(", ")));
+                }
+            }
+        }
+        for i in idx {
+            if LOG_CATEGORIES[i].0 == "logAll" {
+                self.enabled = [on; 6];
+            } else {
+                self.enabled[i] = on;
+            }
+        }
+        Ok(())
+    }
+
+    /// Is `category` passed to the logger? Warnings and errors always are.
+    pub fn is_on(&self, category: Category) -> bool {
+        matches!(category, Category::Warning | Category::Error | Category::Fatal) || self.enabled[category as usize]
+    }
+
+    /// Sends `message` with `status` in `category`, if that category is on.
+    pub fn log(&self, status: fmi2Status, category: Category, message: &str) {
+        let Some(callback) = self.callback else { return };
+        if !self.is_on(category) {
+            return;
+        }
+        let cat = c_text(LOG_CATEGORIES[category as usize].0);
+        let msg = c_text(message);
+        // The message goes through "%s": a '%' in it is never read as a directive.
+        unsafe {
+            callback(self.environment, self.instance_name.as_ptr(), status, cat.as_ptr(), c"%s".as_ptr(), msg.as_ptr());
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! modelDescription.xml, written from the same variable table the runtime uses.
+
+use crate::cosim::capabilities::{CAPABILITIES, LOG_CATEGORIES};
+use crate::cosim::units;
+use crate::cosim::variables::{Causality, Initial, Start, VarType, Variable, VariableTable};
+use crate::scenario::Scenario;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
+use quick_xml::Writer;
+
+type W = Writer<Vec<u8>>;
+
+fn empty(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
+    let mut e = BytesStart::new(name);
+    for (k, v) in attrs {
+        e.push_attribute((*k, v.as_str()));
+    }
+    w.write_event(Event::Empty(e))
+}
+
+fn start(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
+    let mut e = BytesStart::new(name);
+    for (k, v) in attrs {
+        e.push_attribute((*k, v.as_str()));
+    }
+    w.write_event(Event::Start(e))
+}
+
+fn end(w: &mut W, name: &str) -> std::io::Result<()> {
+    w.write_event(Event::End(BytesEnd::new(name)))
+}
+
+fn b(v: bool) -> String {
+    v.to_string()
+}
+
+/// A Real as xs:double: the shortest text that reads back to the same value.
+pub fn real(x: f64) -> String {
+    format!("{x:?}")
+}
+
+fn variable(w: &mut W, v: &Variable) -> std::io::Result<()> {
+    let mut attrs = vec![
+        ("name", v.name.clone()),
+        ("valueReference", v.vr.to_string()),
+        ("description", v.description.clone()),
+        ("causality", v.causality.as_str().to_string()),
+        ("variability", v.variability.as_str().to_string()),
+    ];
+    if let Some(i) = v.initial {
+        attrs.push(("initial", i.as_str().to_string()));
+    }
+    start(w, "ScalarVariable", &attrs)?;
+    let mut t = vec![];
+    if let Some(u) = v.unit {
+        t.push(("unit", u.to_string()));
+    }
+    if v.ty == VarType::Real {
+        if let Some(min) = v.bounds.min {
+            t.push(("min", real(min)));
+        }
+        if let Some(max) = v.bounds.max {
+            t.push(("max", real(max)));
+        }
+    }
+    match &v.start {
+        Some(Start::Real(x)) => t.push(("start", real(*x))),
+        Some(Start::Integer(x)) => t.push(("start", x.to_string())),
+        Some(Start::Boolean(x)) => t.push(("start", x.to_string())),
+        Some(Start::String(x)) => t.push(("start", x.clone())),
+        None => {}
+    }
+    empty(w, v.ty.as_str(), &t)?;
+    end(w, "ScalarVariable")
+}
+
+/// The modelDescription.xml of `scenario` with the variables `table`.
+/// `generated_at` is the `generationDateAndTime` (xs:dateTime, UTC).
+pub fn write(scenario: &Scenario, table: &VariableTable, generated_at: &str) -> String {
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    // Writing into a Vec cannot fail.
+    write_into(&mut w, scenario, table, generated_at).expect("XML into memory");
+    let mut text = String::from_utf8(w.into_inner()).expect("XML is UTF-8");
+    text.push('\n');
+    text
+}
+
+fn write_into(w: &mut W, s: &Scenario, table: &VariableTable, generated_at: &str) -> std::io::Result<()> {
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    start(
+        w,
+        "fmiModelDescription",
+        &[
+            ("fmiVersion", "2.0".into()),
+            ("modelName", s.name.clone()),
+            ("guid", s.guid()),
+            ("description", s.description.clone()),
+            ("generationTool", crate::GENERATION_TOOL.into()),
+            ("generationDateAndTime", generated_at.into()),
+            ("variableNamingConvention", "structured".into()),
+            ("numberOfEventIndicators", "0".into()),
+        ],
+    )?;
+    let c = CAPABILITIES;
+    empty(
+        w,
+        "CoSimulation",
+        &[
+            ("modelIdentifier", s.model_identifier.clone()),
+            ("needsExecutionTool", b(c.needs_execution_tool)),
+            ("canHandleVariableCommunicationStepSize", b(c.can_handle_variable_communication_step_size)),
+            ("canInterpolateInputs", b(c.can_interpolate_inputs)),
+            ("maxOutputDerivativeOrder", c.max_output_derivative_order.to_string()),
+            ("canRunAsynchronuously", b(c.can_run_asynchronuously)),
+            ("canBeInstantiatedOnlyOncePerProcess", b(c.can_be_instantiated_only_once_per_process)),
+            ("canNotUseMemoryManagementFunctions", b(c.can_not_use_memory_management_functions)),
+            ("canGetAndSetFMUstate", b(c.can_get_and_set_fmu_state)),
+            ("canSerializeFMUstate", b(c.can_serialize_fmu_state)),
+            ("providesDirectionalDerivative", b(c.provides_directional_derivative)),
+        ],
+    )?;
+
+    // Only the units the variables use, in the catalogue's order.
+    let used: Vec<&units::UnitDef> = units::UNITS.iter().filter(|u| table.variables.iter().any(|v| v.unit == Some(u.name))).collect();
+    if !used.is_empty() {
+        start(w, "UnitDefinitions", &[])?;
+        for u in used {
+            start(w, "Unit", &[("name", u.name.into())])?;
+            let mut exps = vec![];
+            for (k, e) in [("kg", u.kg), ("m", u.m), ("s", u.s), ("rad", u.rad)] {
+                if e != 0 {
+                    exps.push((k, e.to_string()));
+                }
+            }
+            empty(w, "BaseUnit", &exps)?;
+            end(w, "Unit")?;
+        }
+        end(w, "UnitDefinitions")?;
+    }
+
+    start(w, "LogCategories", &[])?;
+    for (name, description) in LOG_CATEGORIES {
+        empty(w, "Category", &[("name", name.to_string()), ("description", description.to_string())])?;
+    }
+    end(w, "LogCategories")?;
+
+    let e = &s.default_experiment;
+    empty(
+        w,
+        "DefaultExperiment",
+        &[("startTime", real(e.start_time)), ("stopTime", real(e.stop_time)), ("stepSize", real(e.step_size))],
+    )?;
+
+    start(w, "ModelVariables", &[])?;
+    for v in &table.variables {
+        variable(w, v)?;
+    }
+    end(w, "ModelVariables")?;
+
+    // index = 1-based position in ModelVariables. Dependencies are omitted: "depends
+    // on everything" is always true.
+    let outputs: Vec<usize> = table.variables.iter().enumerate().filter(|(_, v)| v.causality == Causality::Output).map(|(i, _)| i + 1).collect();
+    let initial_unknowns: Vec<usize> = table
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| {
+            (v.causality == Causality::Output && matches!(v.initial, Some(Initial::Approx) | Some(Initial::Calculated)))
+                || v.causality == Causality::CalculatedParameter
+        })
+        .map(|(i, _)| i + 1)
+        .collect();
+    start(w, "ModelStructure", &[])?;
+    if !outputs.is_empty() {
+        start(w, "Outputs", &[])?;
+        for i in outputs {
+            empty(w, "Unknown", &[("index", i.to_string())])?;
+        }
+        end(w, "Outputs")?;
+    }
+    if !initial_unknowns.is_empty() {
+        start(w, "InitialUnknowns", &[])?;
+        for i in initial_unknowns {
+            empty(w, "Unknown", &[("index", i.to_string())])?;
+        }
+        end(w, "InitialUnknowns")?;
+    }
+    end(w, "ModelStructure")?;
+    end(w, "fmiModelDescription")
+}
+
+/// `generationDateAndTime` for now, or for `SOURCE_DATE_EPOCH` when set (reproducible
+/// builds): `2026-11-25T12:00:00Z`.
+pub fn timestamp_now() -> String {
+    let secs = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+        });
+    format_utc(secs)
+}
+
+/// Seconds since 1970 as an xs:dateTime in UTC (civil-from-days, H. Hinnant's algorithm).
+pub fn format_utc(secs: i64) -> String {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_formatting() {
+        assert_eq!(format_utc(0), "1970-01-01T00:00:00Z");
+        assert_eq!(format_utc(1_795_608_000), "2026-11-25T12:00:00Z");
+        assert_eq!(format_utc(951_782_400), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn reals_read_back_exactly() {
+        for x in [0.1, 1e-7, 9.81, -3.0, 4.5e5, 1.0 / 3.0] {
+            assert_eq!(real(x).parse::<f64>().unwrap(), x);
+        }
+    }
+}
