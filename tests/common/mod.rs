@@ -1,0 +1,62 @@
+//! Shared test helpers: package an example, load it back through the real FMI 2.0 C
+//! API (the `fmi` crate), look up value references by name.
+#![allow(dead_code)]
+
+use contact_fmu::packager;
+use fmi::fmi2::import::Fmi2Import;
+use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
+use fmi::traits::FmiImport;
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The runtime cdylib built with the tests (dev-dependency `contact-fmu-runtime`).
+pub fn runtime() -> PathBuf {
+    packager::find_runtime(None).expect("the runtime cdylib is built with the tests")
+}
+
+/// Packages `examples/<name>.json` into a fresh temporary folder.
+pub fn package_example(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let fmu = packager::package(&root().join("examples").join(format!("{name}.json")), dir.path(), &runtime()).unwrap();
+    (dir, fmu)
+}
+
+/// Loads an FMU through the `fmi` crate.
+pub fn load(fmu: &Path) -> Fmi2Import {
+    fmi::import::from_path::<Fmi2Import>(fmu).unwrap()
+}
+
+/// Value reference of the variable `name`.
+pub fn vr(import: &Fmi2Import, name: &str) -> u32 {
+    import.model_description().model_variable_by_name(name).unwrap_or_else(|_| panic!("no variable {name}")).value_reference
+}
+
+/// Value references of `name[1..=n]`.
+pub fn vrs(import: &Fmi2Import, name: &str, n: usize) -> Vec<u32> {
+    (1..=n).map(|i| vr(import, &format!("{name}[{i}]"))).collect()
+}
+
+/// Instantiates and initializes at t = 0 (no stop time).
+pub fn start(import: &Fmi2Import, name: &str) -> InstanceCS {
+    let mut inst = import.instantiate_cs(name, false, false).unwrap();
+    Common::setup_experiment(&mut inst, None, 0.0, None).unwrap();
+    Common::enter_initialization_mode(&mut inst).unwrap();
+    Common::exit_initialization_mode(&mut inst).unwrap();
+    inst
+}
+
+/// Reads Real values.
+pub fn get(inst: &mut InstanceCS, vrs: &[u32]) -> Vec<f64> {
+    let mut out = vec![0.0; vrs.len()];
+    Common::get_real(inst, vrs, &mut out).unwrap();
+    out
+}
+
+/// Steps from `t` by `h`, panicking on an error status.
+pub fn step(inst: &mut InstanceCS, t: f64, h: f64) {
+    CoSimulation::do_step(inst, t, h, true).unwrap();
+}
