@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Checks every FMU in a folder with fmpy, the reference FMI importer:
+
+1. `fmpy.validation.validate_fmu` finds no problem (the same check as `fmpy validate`),
+2. `fmpy.simulate_fmu(..., validate=True)` runs it to its stop time with finite results,
+3. on the first FMU: the runtime's log messages as an importer sees them (illegal call
+   sequence, a NaN input naming the variable, a GUID mismatch, log categories).
+
+Usage: ci/fmpy_check.py DIR_WITH_FMUS
+Ends with a line 'fmpy: N passed, M failed'; exit code 1 when anything failed.
+"""
+import glob
+import math
+import os
+import sys
+from ctypes import byref
+
+import fmpy
+from fmpy import read_model_description, simulate_fmu, extract
+from fmpy.validation import validate_fmu
+from fmpy.fmi1 import calloc, free
+from fmpy.fmi2 import (FMU2Slave, fmi2CallbackFunctions, fmi2CallbackLoggerTYPE,
+                       fmi2CallbackAllocateMemoryTYPE, fmi2CallbackFreeMemoryTYPE)
+from fmpy.logging import addLoggerProxy
+
+passed = 0
+failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"  ok    {name}")
+    else:
+        failed += 1
+        print(f"  FAIL  {name}: {detail}")
+
+
+def collecting_callbacks(messages):
+    """fmi2CallbackFunctions whose logger appends (status, category, text) to messages."""
+    def log(env, instance, status, category, message):
+        messages.append((status, category.decode(), message.decode()))
+    cb = fmi2CallbackFunctions()
+    cb.logger = fmi2CallbackLoggerTYPE(log)
+    cb.allocateMemory = fmi2CallbackAllocateMemoryTYPE(calloc)
+    cb.freeMemory = fmi2CallbackFreeMemoryTYPE(free)
+    # fmpy's native proxy formats the variadic message before it reaches Python
+    addLoggerProxy(byref(cb))
+    cb._keep = log
+    return cb
+
+
+def slave(path, md, unzipdir, guid=None):
+    return FMU2Slave(guid=guid or md.guid, unzipDirectory=unzipdir,
+                     modelIdentifier=md.coSimulation.modelIdentifier, instanceName="check")
+
+
+def behaviour_checks(path):
+    md = read_model_description(path)
+    unzipdir = extract(path)
+    inputs = [v for v in md.modelVariables if v.causality == "input" and v.type == "Real"]
+
+    # 1. an illegal call sequence is refused with a sentence
+    messages = []
+    fmu = slave(path, md, unzipdir)
+    fmu.instantiate(callbacks=collecting_callbacks(messages))
+    try:
+        fmu.doStep(0.0, 0.001)
+        check("fmi2DoStep before initialization is refused", False, "no error")
+    except Exception:
+        text = " | ".join(m[2] for m in messages)
+        check("fmi2DoStep before initialization is refused", "fmi2DoStep: illegal call sequence" in text, text)
+    fmu.reset()
+    fmu.setupExperiment(startTime=0.0)
+    fmu.enterInitializationMode()
+    fmu.exitInitializationMode()
+    fmu.doStep(0.0, 0.001)
+    check("after fmi2Reset the instance runs", True)
+
+    # 2. a NaN input is refused naming the variable; the saved state lets it go on
+    if inputs:
+        state = fmu.getFMUstate()
+        messages.clear()
+        try:
+            fmu.setReal([inputs[0].valueReference], [float("nan")])
+            check("NaN input is refused", False, "no error")
+        except Exception:
+            text = " | ".join(m[2] for m in messages)
+            check("NaN input is refused naming the variable", inputs[0].name in text and "not a finite number" in text, text)
+        fmu.setFMUstate(state)
+        fmu.doStep(0.001, 0.001)
+        check("after restoring a saved FMU state the step succeeds", True)
+        fmu.freeFMUstate(state)
+
+    # 3. log categories: events are logged when enabled, unknown categories refused
+    messages.clear()
+    fmu.setDebugLogging(True, ["logEvents"])
+    fmu.getFMUstate()
+    check("logEvents messages reach the logger", any(m[1] == "logEvents" for m in messages), messages)
+    messages.clear()
+    try:
+        fmu.setDebugLogging(True, ["logNoSuchCategory"])
+        check("unknown log category is refused", False, "no error")
+    except Exception:
+        check("unknown log category is refused with its name", any("logNoSuchCategory" in m[2] for m in messages), messages)
+    fmu.freeInstance()
+
+    # 4. a GUID mismatch is refused with a message
+    messages = []
+    fmu = slave(path, md, unzipdir, guid="{00000000-0000-0000-0000-000000000000}")
+    try:
+        fmu.instantiate(callbacks=collecting_callbacks(messages))
+        check("GUID mismatch is refused", False, "instantiated")
+    except Exception:
+        text = " | ".join(m[2] for m in messages)
+        check("GUID mismatch is refused with a message", "GUID mismatch" in text, text)
+
+
+def main():
+    if len(sys.argv) != 2:
+        print(__doc__)
+        return 2
+    fmus = sorted(glob.glob(os.path.join(sys.argv[1], "*.fmu")))
+    if not fmus:
+        print(f"no FMUs in {sys.argv[1]}")
+        return 1
+    print(f"fmpy {fmpy.__version__}: checking {len(fmus)} FMU(s)")
+    for path in fmus:
+        name = os.path.basename(path)
+        print(name)
+        problems = validate_fmu(path)
+        check(f"{name}: fmpy validate finds no problem", not problems, problems)
+        md = read_model_description(path)
+        try:
+            result = simulate_fmu(path, validate=True)
+            stop = md.defaultExperiment.stopTime
+            t_end = float(result["time"][-1])
+            finite = all(math.isfinite(float(x)) for row in result for x in row)
+            check(f"{name}: fmpy simulate runs to stopTime {stop}", abs(t_end - float(stop)) < 1e-9 and finite,
+                  f"ended at {t_end}, finite: {finite}")
+        except Exception as e:  # noqa: BLE001 - report any failure of the importer
+            check(f"{name}: fmpy simulate", False, repr(e))
+    print(f"runtime behaviour ({os.path.basename(fmus[0])})")
+    behaviour_checks(fmus[0])
+    print(f"fmpy: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

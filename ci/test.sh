@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The README's test command: everything CI checks, from a fresh clone.
+#   1. ci/setup.sh: system packages (libclang for the fmi crate) and .venv with fmpy
+#   2. cargo test: unit, doc and integration tests (FMUs loaded back through the FMI C API)
+#   3. release build and packaging of every example scenario
+#   4. fmpy: validate and simulate every example FMU, runtime behaviour as fmpy sees it
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "setup"
+bash ci/setup.sh
+
+step "cargo test (workspace)"
+cargo test --workspace
+
+step "release build and packaging of the examples"
+cargo build --release --workspace
+target/release/contact-fmu package examples/*.json -o target/fmu
+
+step "release runtime: every fmi2 function exported, nothing needed beyond libc/libm/libpthread/libdl"
+so=target/release/libcontact_fmu_runtime.so
+n=$(nm -D --defined-only "$so" | grep -c ' T fmi2')
+[ "$n" -eq 34 ] || { echo "expected 34 exported fmi2 functions, found $n"; exit 1; }
+if ldd "$so" | grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread\.so|libdl\.so|ld-linux'; then
+  echo "the runtime needs a library beyond libc/libm/libpthread/libdl (above)"; exit 1
+fi
+echo "34 fmi2 functions exported; needs only: $(ldd "$so" | awk '{print $1}' | tr '\n' ' ')"
+
+step "fmpy: validate and simulate every example FMU"
+.venv/bin/python ci/fmpy_check.py target/fmu
