@@ -29,6 +29,8 @@ fn main() {
             println!("cargo:rustc-link-search=native={}", dir.display());
             println!("cargo:rustc-link-lib=static:+whole-archive,-bundle=gcc_eh");
         }
-        None => println!("cargo:warning=libgcc_eh.a not found: the FMU runtime will depend on libgcc_s.so.1"),
+        None => println!(
+            "cargo:warning=libgcc_eh.a not found: the FMU runtime will depend on libgcc_s.so.1"
+        ),
     }
 }

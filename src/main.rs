@@ -8,7 +8,11 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "contact-fmu", version, about = "Package contact-dynamics and terramechanics scenarios as FMI 2.0 Co-Simulation FMUs")]
+#[command(
+    name = "contact-fmu",
+    version,
+    about = "Package contact-dynamics and terramechanics scenarios as FMI 2.0 Co-Simulation FMUs"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -48,11 +52,17 @@ enum Command {
 /// When started by `cargo run` and the runtime library is missing, build it (once):
 /// `cargo run` builds only the CLI's package, not the cdylib beside it.
 fn build_runtime_with_cargo() -> bool {
-    let Some(cargo) = std::env::var_os("CARGO") else { return false };
-    let release = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.ends_with("release"))).unwrap_or(false);
+    let Some(cargo) = std::env::var_os("CARGO") else {
+        return false;
+    };
+    let release = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(|d| d.ends_with("release")))
+        .unwrap_or(false);
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     let mut cmd = std::process::Command::new(cargo);
-    cmd.args(["build", "-p", "contact-fmu-runtime", "--manifest-path"]).arg(&manifest);
+    cmd.args(["build", "-p", "contact-fmu-runtime", "--manifest-path"])
+        .arg(&manifest);
     if release {
         cmd.arg("--release");
     }
@@ -62,17 +72,30 @@ fn build_runtime_with_cargo() -> bool {
 
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
-        Command::Package { scenarios, out, runtime } => {
+        Command::Package {
+            scenarios,
+            out,
+            runtime,
+        } => {
             let runtime = match packager::find_runtime(runtime.as_deref()) {
                 Ok(r) => r,
-                Err(e) if runtime.is_none() && build_runtime_with_cargo() => packager::find_runtime(None).map_err(|_| e.to_string())?,
+                Err(e) if runtime.is_none() && build_runtime_with_cargo() => {
+                    packager::find_runtime(None).map_err(|_| e.to_string())?
+                }
                 Err(e) => return Err(e.to_string()),
             };
             let mut failed = 0;
             for (i, s) in scenarios.iter().enumerate() {
                 let t0 = Instant::now();
                 match packager::package(s, &out, &runtime) {
-                    Ok(fmu) => eprintln!("[{}/{}] {} -> {} ({:.0} ms)", i + 1, scenarios.len(), s.display(), fmu.display(), t0.elapsed().as_secs_f64() * 1e3),
+                    Ok(fmu) => eprintln!(
+                        "[{}/{}] {} -> {} ({:.0} ms)",
+                        i + 1,
+                        scenarios.len(),
+                        s.display(),
+                        fmu.display(),
+                        t0.elapsed().as_secs_f64() * 1e3
+                    ),
                     Err(e) => {
                         eprintln!("[{}/{}] error: {e}", i + 1, scenarios.len());
                         failed += 1;
@@ -80,7 +103,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
             }
             if failed > 0 {
-                return Err(format!("{failed} of {} scenario(s) could not be packaged", scenarios.len()));
+                return Err(format!(
+                    "{failed} of {} scenario(s) could not be packaged",
+                    scenarios.len()
+                ));
             }
             Ok(())
         }
@@ -88,7 +114,12 @@ fn run(cli: Cli) -> Result<(), String> {
             let mut failed = 0;
             for s in &scenarios {
                 match scenario::load(s) {
-                    Ok(sc) => eprintln!("{}: ok ({}, {} bodies)", s.display(), sc.model_identifier, sc.bodies.len()),
+                    Ok(sc) => eprintln!(
+                        "{}: ok ({}, {} bodies)",
+                        s.display(),
+                        sc.model_identifier,
+                        sc.bodies.len()
+                    ),
                     Err(e) => {
                         eprintln!("error: {e}");
                         failed += 1;
@@ -96,7 +127,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 }
             }
             if failed > 0 {
-                return Err(format!("{failed} of {} scenario(s) have problems", scenarios.len()));
+                return Err(format!(
+                    "{failed} of {} scenario(s) have problems",
+                    scenarios.len()
+                ));
             }
             Ok(())
         }
@@ -106,7 +140,8 @@ fn run(cli: Cli) -> Result<(), String> {
                 let sc = scenario::load(s).map_err(|e| e.to_string())?;
                 let c = packager::contents(&sc, &model_description::timestamp_now());
                 let path = out.join(format!("{}.xml", sc.model_identifier));
-                std::fs::write(&path, c.model_description).map_err(|e| format!("{}: {e}", path.display()))?;
+                std::fs::write(&path, c.model_description)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
                 eprintln!("{} -> {}", s.display(), path.display());
             }
             Ok(())

@@ -23,7 +23,10 @@ fn examples() -> Vec<std::path::PathBuf> {
 
 /// The XML with its generation time blanked out.
 fn without_date(xml: &str) -> String {
-    let re_start = xml.find("generationDateAndTime=\"").expect("has a generation date") + "generationDateAndTime=\"".len();
+    let re_start = xml
+        .find("generationDateAndTime=\"")
+        .expect("has a generation date")
+        + "generationDateAndTime=\"".len();
     let re_end = re_start + xml[re_start..].find('"').unwrap();
     format!("{}{}", &xml[..re_start], &xml[re_end..])
 }
@@ -32,9 +35,13 @@ fn without_date(xml: &str) -> String {
 fn the_checked_in_model_descriptions_match_the_generator() {
     for path in examples() {
         let s = scenario::load(&path).unwrap();
-        let generated = packager::contents(&s, &model_description::timestamp_now()).model_description;
-        let file = root().join("modelDescription").join(format!("{}.xml", s.model_identifier));
-        let checked_in = std::fs::read_to_string(&file).unwrap_or_else(|_| panic!("{} is missing", file.display()));
+        let generated =
+            packager::contents(&s, &model_description::timestamp_now()).model_description;
+        let file = root()
+            .join("modelDescription")
+            .join(format!("{}.xml", s.model_identifier));
+        let checked_in = std::fs::read_to_string(&file)
+            .unwrap_or_else(|_| panic!("{} is missing", file.display()));
         assert!(
             without_date(&generated) == without_date(&checked_in),
             "{} differs from what the generator writes for {}.\n  Regenerate: cargo run -- model-description examples/*.json",
@@ -46,7 +53,8 @@ fn the_checked_in_model_descriptions_match_the_generator() {
 
 #[test]
 fn the_checked_in_schema_matches_the_scenario_types() {
-    let checked_in = std::fs::read_to_string(root().join("examples/schema/scenario.schema.json")).unwrap();
+    let checked_in =
+        std::fs::read_to_string(root().join("examples/schema/scenario.schema.json")).unwrap();
     assert!(
         checked_in == scenario::json_schema(),
         "examples/schema/scenario.schema.json is stale. Regenerate: cargo run -- schema > examples/schema/scenario.schema.json"
@@ -61,56 +69,126 @@ fn an_fmu_holds_the_description_the_runtime_the_scenario_and_its_documentation()
     names.sort();
     assert_eq!(
         names,
-        ["binaries/linux64/bbcc_sphere_drop.so", "documentation/index.html", "modelDescription.xml", "resources/scenario.json"]
+        [
+            "binaries/linux64/bbcc_sphere_drop.so",
+            "documentation/index.html",
+            "modelDescription.xml",
+            "resources/scenario.json"
+        ]
     );
     let so = zip.by_name("binaries/linux64/bbcc_sphere_drop.so").unwrap();
     assert_eq!(so.unix_mode().unwrap() & 0o777, 0o755);
-    assert_eq!(so.size(), std::fs::metadata(runtime()).unwrap().len(), "the runtime is copied unchanged");
+    assert_eq!(
+        so.size(),
+        std::fs::metadata(runtime()).unwrap().len(),
+        "the runtime is copied unchanged"
+    );
     drop(so);
     let mut xml = String::new();
-    zip.by_name("modelDescription.xml").unwrap().read_to_string(&mut xml).unwrap();
+    zip.by_name("modelDescription.xml")
+        .unwrap()
+        .read_to_string(&mut xml)
+        .unwrap();
     let mut json = String::new();
-    zip.by_name("resources/scenario.json").unwrap().read_to_string(&mut json).unwrap();
+    zip.by_name("resources/scenario.json")
+        .unwrap()
+        .read_to_string(&mut json)
+        .unwrap();
     let s = scenario::parse_str(&json, "resources/scenario.json").unwrap();
-    assert_eq!(json, s.canonical_json(), "resources hold the canonical scenario");
+    assert_eq!(
+        json,
+        s.canonical_json(),
+        "resources hold the canonical scenario"
+    );
     assert!(xml.contains(&format!("guid=\"{}\"", s.guid())));
     let mut doc = String::new();
-    zip.by_name("documentation/index.html").unwrap().read_to_string(&mut doc).unwrap();
+    zip.by_name("documentation/index.html")
+        .unwrap()
+        .read_to_string(&mut doc)
+        .unwrap();
     assert!(doc.contains("<code>ball.f[3]</code>") && doc.contains("N.m"));
 }
 
 /// FMI 2.0 common and co-simulation functions (FMI 2.0 sections 2.1 and 4.2).
 const FMI2_FUNCTIONS: &[&str] = &[
-    "fmi2GetTypesPlatform", "fmi2GetVersion", "fmi2SetDebugLogging", "fmi2Instantiate", "fmi2FreeInstance",
-    "fmi2SetupExperiment", "fmi2EnterInitializationMode", "fmi2ExitInitializationMode", "fmi2Terminate", "fmi2Reset",
-    "fmi2GetReal", "fmi2GetInteger", "fmi2GetBoolean", "fmi2GetString", "fmi2SetReal", "fmi2SetInteger",
-    "fmi2SetBoolean", "fmi2SetString", "fmi2GetFMUstate", "fmi2SetFMUstate", "fmi2FreeFMUstate",
-    "fmi2SerializedFMUstateSize", "fmi2SerializeFMUstate", "fmi2DeSerializeFMUstate", "fmi2GetDirectionalDerivative",
-    "fmi2SetRealInputDerivatives", "fmi2GetRealOutputDerivatives", "fmi2DoStep", "fmi2CancelStep", "fmi2GetStatus",
-    "fmi2GetRealStatus", "fmi2GetIntegerStatus", "fmi2GetBooleanStatus", "fmi2GetStringStatus",
+    "fmi2GetTypesPlatform",
+    "fmi2GetVersion",
+    "fmi2SetDebugLogging",
+    "fmi2Instantiate",
+    "fmi2FreeInstance",
+    "fmi2SetupExperiment",
+    "fmi2EnterInitializationMode",
+    "fmi2ExitInitializationMode",
+    "fmi2Terminate",
+    "fmi2Reset",
+    "fmi2GetReal",
+    "fmi2GetInteger",
+    "fmi2GetBoolean",
+    "fmi2GetString",
+    "fmi2SetReal",
+    "fmi2SetInteger",
+    "fmi2SetBoolean",
+    "fmi2SetString",
+    "fmi2GetFMUstate",
+    "fmi2SetFMUstate",
+    "fmi2FreeFMUstate",
+    "fmi2SerializedFMUstateSize",
+    "fmi2SerializeFMUstate",
+    "fmi2DeSerializeFMUstate",
+    "fmi2GetDirectionalDerivative",
+    "fmi2SetRealInputDerivatives",
+    "fmi2GetRealOutputDerivatives",
+    "fmi2DoStep",
+    "fmi2CancelStep",
+    "fmi2GetStatus",
+    "fmi2GetRealStatus",
+    "fmi2GetIntegerStatus",
+    "fmi2GetBooleanStatus",
+    "fmi2GetStringStatus",
 ];
 
 #[test]
 fn the_runtime_exports_every_fmi2_function_and_needs_only_libc() {
     let so = runtime();
-    let nm = Command::new("nm").args(["-D", "--defined-only"]).arg(&so).output().expect("nm (binutils) runs");
+    let nm = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&so)
+        .output()
+        .expect("nm (binutils) runs");
     let symbols = String::from_utf8_lossy(&nm.stdout);
     for f in FMI2_FUNCTIONS {
-        assert!(symbols.lines().any(|l| l.ends_with(&format!(" T {f}"))), "{f} is not exported by {}", so.display());
+        assert!(
+            symbols.lines().any(|l| l.ends_with(&format!(" T {f}"))),
+            "{f} is not exported by {}",
+            so.display()
+        );
     }
     let ldd = Command::new("ldd").arg(&so).output().expect("ldd runs");
     let libs = String::from_utf8_lossy(&ldd.stdout);
     for line in libs.lines() {
         let lib = line.split_whitespace().next().unwrap_or("");
-        let allowed = ["linux-vdso.so", "libc.so", "libm.so", "libpthread.so", "libdl.so", "/lib64/ld-linux-x86-64.so", "ld-linux-x86-64.so"];
-        assert!(allowed.iter().any(|a| lib.starts_with(a)), "the runtime needs {lib}:\n{libs}");
+        let allowed = [
+            "linux-vdso.so",
+            "libc.so",
+            "libm.so",
+            "libpthread.so",
+            "libdl.so",
+            "/lib64/ld-linux-x86-64.so",
+            "ld-linux-x86-64.so",
+        ];
+        assert!(
+            allowed.iter().any(|a| lib.starts_with(a)),
+            "the runtime needs {lib}:\n{libs}"
+        );
     }
 }
 
 #[test]
 fn the_cli_reports_bad_scenarios_with_file_and_field_path() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(root().join("examples/bbcc_sphere_drop.json")).unwrap().replace("\"radius\": 0.1", "\"radius\": -0.2");
+    let text = std::fs::read_to_string(root().join("examples/bbcc_sphere_drop.json"))
+        .unwrap()
+        .replace("\"radius\": 0.1", "\"radius\": -0.2");
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, text).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
@@ -122,10 +200,18 @@ fn the_cli_reports_bad_scenarios_with_file_and_field_path() {
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("bad.json") && stderr.contains("bodies[0].shape.radius: must be > 0, got -0.2"), "{stderr}");
+    assert!(
+        stderr.contains("bad.json")
+            && stderr.contains("bodies[0].shape.radius: must be > 0, got -0.2"),
+        "{stderr}"
+    );
     assert!(!dir.path().join("bbcc_sphere_drop.fmu").exists());
 
-    let out = Command::new(env!("CARGO_BIN_EXE_contact-fmu")).args(["check"]).arg(dir.path().join("missing.json")).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
+        .args(["check"])
+        .arg(dir.path().join("missing.json"))
+        .output()
+        .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json: cannot read the scenario"));
 }
@@ -140,9 +226,16 @@ fn the_cli_packages_every_example() {
         .env("CONTACT_FMU_RUNTIME", runtime())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for path in examples() {
         let s = scenario::load(&path).unwrap();
-        assert!(dir.path().join(format!("{}.fmu", s.model_identifier)).is_file());
+        assert!(dir
+            .path()
+            .join(format!("{}.fmu", s.model_identifier))
+            .is_file());
     }
 }

@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use contact_fmu::models::bbcc::hunt_crossley;
-use fmi::fmi2::instance::{Common, CoSimulation};
+use fmi::fmi2::instance::{CoSimulation, Common};
 
 /// k of eq. (3) for two materials and the body's R (flat ground: R = R_body).
 fn k_eq3(r: f64, e1: f64, nu1: f64, e2: f64, nu2: f64) -> f64 {
@@ -42,14 +42,20 @@ fn the_dropped_sphere_bounces_and_comes_to_rest_where_contact_balances_weight() 
     }
     // It bounces: several separate contacts, and it rises well above the ground again.
     assert!(contact_phases >= 3, "contact phases: {contact_phases}");
-    assert!(z_max_after_first_impact > 0.2, "highest point after the first impact: {z_max_after_first_impact}");
+    assert!(
+        z_max_after_first_impact > 0.2,
+        "highest point after the first impact: {z_max_after_first_impact}"
+    );
     // Buse 2023 section 4.1.2 (impact): the speed after impact is the speed before,
     // reduced by zeta "within an acceptable tolerance" (the paper notes that zeta is not
     // exactly the ratio). Apex heights above the touch-down height give the speeds:
     // e = sqrt((z_apex - r) / (z0 - r)). Flores-Lankarani damping (eq. (2)) is exact
     // for zeta -> 1 and dissipates a little more at zeta = 0.6: 10 % is the tolerance.
     let e = ((z_max_after_first_impact - 0.1) / (0.5 - 0.1)).sqrt();
-    assert!((e - 0.6).abs() < 0.06, "effective restitution {e} vs zeta 0.6");
+    assert!(
+        (e - 0.6).abs() < 0.06,
+        "effective restitution {e} vs zeta 0.6"
+    );
 
     // At rest: k delta^1.5 = m g (eq. (1) with delta_dot = 0), parameters of the example.
     let (m, g, radius) = (1.0, 9.81, 0.1);
@@ -59,10 +65,24 @@ fn the_dropped_sphere_bounces_and_comes_to_rest_where_contact_balances_weight() 
     let vel = get(&mut inst, &v);
     let force = get(&mut inst, &f);
     // 1e-7 m is 0.1 % of the static penetration (1.24e-4 m).
-    assert!((z[2] - (radius - delta)).abs() < 1e-7, "rest height {} vs {}", z[2], radius - delta);
-    assert!(vel.iter().all(|x| x.abs() < 1e-5), "velocity at rest {vel:?}");
-    assert!((force[2] - m * g).abs() < 1e-3 * m * g, "contact force {force:?}");
-    assert!(z[0].abs() < 1e-12 && z[1].abs() < 1e-12, "a vertical drop stays vertical: {z:?}");
+    assert!(
+        (z[2] - (radius - delta)).abs() < 1e-7,
+        "rest height {} vs {}",
+        z[2],
+        radius - delta
+    );
+    assert!(
+        vel.iter().all(|x| x.abs() < 1e-5),
+        "velocity at rest {vel:?}"
+    );
+    assert!(
+        (force[2] - m * g).abs() < 1e-3 * m * g,
+        "contact force {force:?}"
+    );
+    assert!(
+        z[0].abs() < 1e-12 && z[1].abs() < 1e-12,
+        "a vertical drop stays vertical: {z:?}"
+    );
 }
 
 #[test]
@@ -85,7 +105,11 @@ fn the_kinematic_sphere_pushed_to_a_depth_returns_the_force_of_eq_1() {
         t += 1e-3;
         let force = get(&mut inst, &f);
         let expected = k * f64::powf(delta, 1.5);
-        assert!((force[2] - expected).abs() < 1e-6 * expected, "delta {delta}: {} vs {expected}", force[2]);
+        assert!(
+            (force[2] - expected).abs() < 1e-6 * expected,
+            "delta {delta}: {} vs {expected}",
+            force[2]
+        );
         assert!(force[0].abs() < 1e-12 && force[1].abs() < 1e-12);
         assert!(get(&mut inst, &t_out).iter().all(|x| x.abs() < 1e-9));
         assert!((get(&mut inst, &[pen])[0] - delta).abs() < 1e-15);
@@ -106,7 +130,11 @@ fn the_kinematic_sphere_pushed_to_a_depth_returns_the_force_of_eq_1() {
     let d = hunt_crossley::damping(zeta, speed);
     let expected = k * delta.powf(1.5) * (1.0 + d * speed);
     let force = get(&mut inst, &f);
-    assert!((force[2] - expected).abs() < 1e-6 * expected, "{} vs {expected}", force[2]);
+    assert!(
+        (force[2] - expected).abs() < 1e-6 * expected,
+        "{} vs {expected}",
+        force[2]
+    );
     // Between steps the output follows the inputs (direct feedthrough): at rest it is
     // the elastic force again.
     Common::set_real(&mut inst, &v_in, &[0.0, 0.0, 0.0]).unwrap();

@@ -35,9 +35,15 @@ pub struct Instance {
 impl Instance {
     /// Reads `resources/scenario.json` from `resource_dir`, checks the GUID and builds
     /// the world.
-    pub fn new(name: &str, guid: &str, resource_dir: &Path, logger: Logger) -> Result<Instance, String> {
+    pub fn new(
+        name: &str,
+        guid: &str,
+        resource_dir: &Path,
+        logger: Logger,
+    ) -> Result<Instance, String> {
         let file = resource_dir.join("scenario.json");
-        let scenario = scenario::load(&file).map_err(|e| format!("cannot load the scenario of this FMU: {e}"))?;
+        let scenario = scenario::load(&file)
+            .map_err(|e| format!("cannot load the scenario of this FMU: {e}"))?;
         let expected = scenario.guid();
         if guid != expected {
             return Err(format!(
@@ -70,12 +76,14 @@ impl Instance {
 
     /// Logs an error (always shown).
     pub fn error(&self, message: &str) {
-        self.logger.log(crate::fmi2_types::FMI2_ERROR, Category::Error, message);
+        self.logger
+            .log(crate::fmi2_types::FMI2_ERROR, Category::Error, message);
     }
 
     /// Logs an event (shown when logEvents is on).
     pub fn event(&self, message: &str) {
-        self.logger.log(crate::fmi2_types::FMI2_OK, Category::Events, message);
+        self.logger
+            .log(crate::fmi2_types::FMI2_OK, Category::Events, message);
     }
 
     /// Back to the state after fmi2Instantiate.

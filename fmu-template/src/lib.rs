@@ -15,7 +15,6 @@ pub mod logger;
 pub mod resource_uri;
 pub mod state_machine;
 
-use contact_fmu::cosim::capabilities::CAPABILITIES;
 use contact_fmu::cosim::snapshot;
 use fmi2_types::*;
 use instance::{Instance, SavedState, SAVED_STATE_MAGIC};
@@ -37,14 +36,23 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 
 /// The prologue of every instance function: NULL check, state check, panic guard.
 /// `body` returns a status, or a message for fmi2Error (the instance goes to Error).
-unsafe fn call(c: fmi2Component, func: &str, allowed: Mask, body: impl FnOnce(&mut Instance) -> Result<fmi2Status, String>) -> fmi2Status {
+unsafe fn call(
+    c: fmi2Component,
+    func: &str,
+    allowed: Mask,
+    body: impl FnOnce(&mut Instance) -> Result<fmi2Status, String>,
+) -> fmi2Status {
     if c.is_null() {
         return FMI2_ERROR;
     }
     let inst = &mut *(c as *mut Instance);
     let result = catch_unwind(AssertUnwindSafe(|| {
         if inst.logger.is_on(Category::Calls) {
-            inst.logger.log(FMI2_OK, Category::Calls, &format!("{func} (state {})", inst.state.name()));
+            inst.logger.log(
+                FMI2_OK,
+                Category::Calls,
+                &format!("{func} (state {})", inst.state.name()),
+            );
         }
         if inst.state as Mask & allowed == 0 {
             inst.error(&format!(
@@ -69,7 +77,9 @@ unsafe fn call(c: fmi2Component, func: &str, allowed: Mask, body: impl FnOnce(&m
         Err(p) => {
             let text = panic_text(p.as_ref());
             // Logging itself must not unwind either.
-            let _ = catch_unwind(AssertUnwindSafe(|| inst.error(&format!("{func}: internal error (panic): {text}"))));
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                inst.error(&format!("{func}: internal error (panic): {text}"))
+            }));
             inst.state = State::Error;
             FMI2_ERROR
         }
@@ -101,7 +111,9 @@ unsafe fn c_str<'a>(p: fmi2String, what: &str) -> Result<&'a str, String> {
     if p.is_null() {
         return Err(format!("{what} is NULL"));
     }
-    CStr::from_ptr(p).to_str().map_err(|_| format!("{what} is not valid UTF-8"))
+    CStr::from_ptr(p)
+        .to_str()
+        .map_err(|_| format!("{what} is not valid UTF-8"))
 }
 
 // ---------------------------------------------------------------------------------
@@ -118,16 +130,27 @@ pub extern "C" fn fmi2GetVersion() -> *const fmi2Char {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetDebugLogging(c: fmi2Component, loggingOn: fmi2Boolean, nCategories: usize, categories: *const fmi2String) -> fmi2Status {
-    call(c, "fmi2SetDebugLogging", allowed::SET_DEBUG_LOGGING, |inst| {
-        let ptrs = slice(categories, nCategories, "categories")?;
-        let mut names = Vec::with_capacity(ptrs.len());
-        for (i, p) in ptrs.iter().enumerate() {
-            names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
-        }
-        inst.logger.set_categories(loggingOn != FMI2_FALSE, &names)?;
-        Ok(FMI2_OK)
-    })
+pub unsafe extern "C" fn fmi2SetDebugLogging(
+    c: fmi2Component,
+    loggingOn: fmi2Boolean,
+    nCategories: usize,
+    categories: *const fmi2String,
+) -> fmi2Status {
+    call(
+        c,
+        "fmi2SetDebugLogging",
+        allowed::SET_DEBUG_LOGGING,
+        |inst| {
+            let ptrs = slice(categories, nCategories, "categories")?;
+            let mut names = Vec::with_capacity(ptrs.len());
+            for (i, p) in ptrs.iter().enumerate() {
+                names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
+            }
+            inst.logger
+                .set_categories(loggingOn != FMI2_FALSE, &names)?;
+            Ok(FMI2_OK)
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------
@@ -155,32 +178,48 @@ pub unsafe extern "C" fn fmi2Instantiate(
         };
         let logger = Logger::new(&functions, &name, loggingOn != FMI2_FALSE);
         let fail = |msg: String| {
-            logger.log(FMI2_ERROR, Category::Error, &format!("fmi2Instantiate: {msg}"));
+            logger.log(
+                FMI2_ERROR,
+                Category::Error,
+                &format!("fmi2Instantiate: {msg}"),
+            );
             std::ptr::null_mut()
         };
         if name == "?" {
             return fail("instanceName must be a non-empty string".into());
         }
         if fmuType != FMI2_COSIMULATION {
-            return fail(format!("fmuType {fmuType}: this FMU supports Co-Simulation (fmi2CoSimulation = 1) only"));
+            return fail(format!(
+                "fmuType {fmuType}: this FMU supports Co-Simulation (fmi2CoSimulation = 1) only"
+            ));
         }
         let guid = match c_str(fmuGUID, "fmuGUID") {
             Ok(g) => g.to_string(),
             Err(e) => return fail(e),
         };
-        let dir = match c_str(fmuResourceLocation, "fmuResourceLocation").and_then(resource_uri::resource_dir) {
+        let dir = match c_str(fmuResourceLocation, "fmuResourceLocation")
+            .and_then(resource_uri::resource_dir)
+        {
             Ok(d) => d,
             Err(e) => return fail(e),
         };
         match Instance::new(&name, &guid, &dir, logger) {
             Ok(inst) => {
-                inst.event(&format!("instantiated from {} ({} variables)", dir.display(), inst.world.table().variables.len()));
+                inst.event(&format!(
+                    "instantiated from {} ({} variables)",
+                    dir.display(),
+                    inst.world.table().variables.len()
+                ));
                 Box::into_raw(Box::new(inst)) as fmi2Component
             }
             Err(e) => {
                 // The logger moved into the failed constructor; make a new one.
                 let logger = Logger::new(&functions, &name, loggingOn != FMI2_FALSE);
-                logger.log(FMI2_ERROR, Category::Error, &format!("fmi2Instantiate: {e}"));
+                logger.log(
+                    FMI2_ERROR,
+                    Category::Error,
+                    &format!("fmi2Instantiate: {e}"),
+                );
                 std::ptr::null_mut()
             }
         }
@@ -202,44 +241,70 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) {
 // Initialization, termination, reset
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetupExperiment(c: fmi2Component, toleranceDefined: fmi2Boolean, tolerance: fmi2Real, startTime: fmi2Real, stopTimeDefined: fmi2Boolean, stopTime: fmi2Real) -> fmi2Status {
-    call(c, "fmi2SetupExperiment", allowed::SETUP_EXPERIMENT, |inst| {
-        if !startTime.is_finite() {
-            return Err(format!("startTime = {startTime} is not finite"));
-        }
-        if stopTimeDefined != FMI2_FALSE {
-            if !(stopTime.is_finite() && stopTime >= startTime) {
-                return Err(format!("stopTime = {stopTime} must be finite and >= startTime = {startTime}"));
+pub unsafe extern "C" fn fmi2SetupExperiment(
+    c: fmi2Component,
+    toleranceDefined: fmi2Boolean,
+    tolerance: fmi2Real,
+    startTime: fmi2Real,
+    stopTimeDefined: fmi2Boolean,
+    stopTime: fmi2Real,
+) -> fmi2Status {
+    call(
+        c,
+        "fmi2SetupExperiment",
+        allowed::SETUP_EXPERIMENT,
+        |inst| {
+            if !startTime.is_finite() {
+                return Err(format!("startTime = {startTime} is not finite"));
             }
-            inst.stop_time = Some(stopTime);
-        } else {
-            inst.stop_time = None;
-        }
-        inst.world.set_time(startTime);
-        if toleranceDefined != FMI2_FALSE {
-            inst.event(&format!("tolerance {tolerance} ignored: the models step with fixed sub-steps of world.model_step"));
-        }
-        Ok(FMI2_OK)
-    })
+            if stopTimeDefined != FMI2_FALSE {
+                if !(stopTime.is_finite() && stopTime >= startTime) {
+                    return Err(format!(
+                        "stopTime = {stopTime} must be finite and >= startTime = {startTime}"
+                    ));
+                }
+                inst.stop_time = Some(stopTime);
+            } else {
+                inst.stop_time = None;
+            }
+            inst.world.set_time(startTime);
+            if toleranceDefined != FMI2_FALSE {
+                inst.event(&format!("tolerance {tolerance} ignored: the models step with fixed sub-steps of world.model_step"));
+            }
+            Ok(FMI2_OK)
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2EnterInitializationMode(c: fmi2Component) -> fmi2Status {
-    call(c, "fmi2EnterInitializationMode", allowed::ENTER_INITIALIZATION_MODE, |inst| {
-        inst.world.enter_initialization();
-        inst.state = State::InitializationMode;
-        Ok(FMI2_OK)
-    })
+    call(
+        c,
+        "fmi2EnterInitializationMode",
+        allowed::ENTER_INITIALIZATION_MODE,
+        |inst| {
+            inst.world.enter_initialization();
+            inst.state = State::InitializationMode;
+            Ok(FMI2_OK)
+        },
+    )
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Status {
-    call(c, "fmi2ExitInitializationMode", allowed::EXIT_INITIALIZATION_MODE, |inst| {
-        inst.world.exit_initialization().map_err(|e| e.to_string())?;
-        inst.state = State::StepComplete;
-        inst.event(&format!("initialized at t = {}", inst.world.time()));
-        Ok(FMI2_OK)
-    })
+    call(
+        c,
+        "fmi2ExitInitializationMode",
+        allowed::EXIT_INITIALIZATION_MODE,
+        |inst| {
+            inst.world
+                .exit_initialization()
+                .map_err(|e| e.to_string())?;
+            inst.state = State::StepComplete;
+            inst.event(&format!("initialized at t = {}", inst.world.time()));
+            Ok(FMI2_OK)
+        },
+    )
 }
 
 #[no_mangle]
@@ -264,7 +329,12 @@ pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
 // Getting and setting variable values
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetReal(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *mut fmi2Real) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetReal(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2Real,
+) -> fmi2Status {
     call(c, "fmi2GetReal", allowed::GET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let out = slice_mut(value, nvr, "value")?;
@@ -274,23 +344,37 @@ pub unsafe extern "C" fn fmi2GetReal(c: fmi2Component, vr: *const fmi2ValueRefer
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetInteger(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *mut fmi2Integer) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetInteger(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2Integer,
+) -> fmi2Status {
     call(c, "fmi2GetInteger", allowed::GET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let out = slice_mut(value, nvr, "value")?;
-        inst.world.get_integers(vrs, out).map_err(|e| e.to_string())?;
+        inst.world
+            .get_integers(vrs, out)
+            .map_err(|e| e.to_string())?;
         Ok(FMI2_OK)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetBoolean(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *mut fmi2Boolean) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetBoolean(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2Boolean,
+) -> fmi2Status {
     call(c, "fmi2GetBoolean", allowed::GET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let out = slice_mut(value, nvr, "value")?;
         for (o, v) in out.iter_mut().zip(vrs) {
             let mut b = [false];
-            inst.world.get_booleans(std::slice::from_ref(v), &mut b).map_err(|e| e.to_string())?;
+            inst.world
+                .get_booleans(std::slice::from_ref(v), &mut b)
+                .map_err(|e| e.to_string())?;
             *o = if b[0] { FMI2_TRUE } else { FMI2_FALSE };
         }
         Ok(FMI2_OK)
@@ -298,14 +382,20 @@ pub unsafe extern "C" fn fmi2GetBoolean(c: fmi2Component, vr: *const fmi2ValueRe
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetString(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *mut fmi2String) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetString(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *mut fmi2String,
+) -> fmi2Status {
     call(c, "fmi2GetString", allowed::GET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let out = slice_mut(value, nvr, "value")?;
         inst.string_buffer.clear();
         for &v in vrs {
             let s = inst.world.get_string(v).map_err(|e| e.to_string())?;
-            inst.string_buffer.push(CString::new(s.replace('\0', "")).unwrap_or_default());
+            inst.string_buffer
+                .push(CString::new(s.replace('\0', "")).unwrap_or_default());
         }
         for (o, s) in out.iter_mut().zip(&inst.string_buffer) {
             *o = s.as_ptr();
@@ -315,40 +405,69 @@ pub unsafe extern "C" fn fmi2GetString(c: fmi2Component, vr: *const fmi2ValueRef
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetReal(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *const fmi2Real) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SetReal(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2Real,
+) -> fmi2Status {
     call(c, "fmi2SetReal", allowed::SET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let vals = slice(value, nvr, "value")?;
         let phase = inst.phase();
-        inst.world.set_reals(vrs, vals, phase).map_err(|e| e.to_string())?;
+        inst.world
+            .set_reals(vrs, vals, phase)
+            .map_err(|e| e.to_string())?;
         Ok(FMI2_OK)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetInteger(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *const fmi2Integer) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SetInteger(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2Integer,
+) -> fmi2Status {
     call(c, "fmi2SetInteger", allowed::SET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let vals = slice(value, nvr, "value")?;
         let phase = inst.phase();
-        inst.world.set_integers(vrs, vals, phase).map_err(|e| e.to_string())?;
+        inst.world
+            .set_integers(vrs, vals, phase)
+            .map_err(|e| e.to_string())?;
         Ok(FMI2_OK)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetBoolean(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *const fmi2Boolean) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SetBoolean(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2Boolean,
+) -> fmi2Status {
     call(c, "fmi2SetBoolean", allowed::SET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
-        let vals: Vec<bool> = slice(value, nvr, "value")?.iter().map(|&b| b != FMI2_FALSE).collect();
+        let vals: Vec<bool> = slice(value, nvr, "value")?
+            .iter()
+            .map(|&b| b != FMI2_FALSE)
+            .collect();
         let phase = inst.phase();
-        inst.world.set_booleans(vrs, &vals, phase).map_err(|e| e.to_string())?;
+        inst.world
+            .set_booleans(vrs, &vals, phase)
+            .map_err(|e| e.to_string())?;
         Ok(FMI2_OK)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetString(c: fmi2Component, vr: *const fmi2ValueReference, nvr: usize, value: *const fmi2String) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SetString(
+    c: fmi2Component,
+    vr: *const fmi2ValueReference,
+    nvr: usize,
+    value: *const fmi2String,
+) -> fmi2Status {
     call(c, "fmi2SetString", allowed::SET_VALUES, |inst| {
         let vrs = slice(vr, nvr, "vr")?;
         let ptrs = slice(value, nvr, "value")?;
@@ -357,7 +476,9 @@ pub unsafe extern "C" fn fmi2SetString(c: fmi2Component, vr: *const fmi2ValueRef
             vals.push(c_str(*p, &format!("value[{i}]"))?.to_string());
         }
         let phase = inst.phase();
-        inst.world.set_strings(vrs, &vals, phase).map_err(|e| e.to_string())?;
+        inst.world
+            .set_strings(vrs, &vals, phase)
+            .map_err(|e| e.to_string())?;
         Ok(FMI2_OK)
     })
 }
@@ -371,19 +492,29 @@ unsafe fn saved<'a>(p: fmi2FMUstate) -> Result<&'a mut SavedState, String> {
     }
     let s = &mut *(p as *mut SavedState);
     if s.magic != SAVED_STATE_MAGIC {
-        return Err("FMUstate was not made by this runtime's fmi2GetFMUstate or fmi2DeSerializeFMUstate".into());
+        return Err(
+            "FMUstate was not made by this runtime's fmi2GetFMUstate or fmi2DeSerializeFMUstate"
+                .into(),
+        );
     }
     Ok(s)
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetFMUstate(c: fmi2Component, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetFMUstate(
+    c: fmi2Component,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
     call(c, "fmi2GetFMUstate", allowed::FMU_STATE, |inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
         }
         if (*FMUstate).is_null() {
-            let s = Box::new(SavedState { magic: SAVED_STATE_MAGIC, state: inst.state, dynamic: inst.world.snapshot() });
+            let s = Box::new(SavedState {
+                magic: SAVED_STATE_MAGIC,
+                state: inst.state,
+                dynamic: inst.world.snapshot(),
+            });
             *FMUstate = Box::into_raw(s) as fmi2FMUstate;
         } else {
             // Overwrite the given state, reusing its buffers.
@@ -402,13 +533,20 @@ pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstat
         let s = saved(FMUstate)?;
         inst.world.restore(&s.dynamic)?;
         inst.state = s.state;
-        inst.event(&format!("FMU state restored: t = {}, state {}", inst.world.time(), inst.state.name()));
+        inst.event(&format!(
+            "FMU state restored: t = {}, state {}",
+            inst.world.time(),
+            inst.state.name()
+        ));
         Ok(FMI2_OK)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2FreeFMUstate(c: fmi2Component, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+pub unsafe extern "C" fn fmi2FreeFMUstate(
+    c: fmi2Component,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
     call(c, "fmi2FreeFMUstate", allowed::FMU_STATE, |_inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
@@ -423,19 +561,33 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(c: fmi2Component, FMUstate: *mut fmi2F
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: fmi2Component, FMUstate: fmi2FMUstate, size: *mut usize) -> fmi2Status {
-    call(c, "fmi2SerializedFMUstateSize", allowed::FMU_STATE, |inst| {
-        if size.is_null() {
-            return Err("size is NULL".into());
-        }
-        let s = saved(FMUstate)?;
-        *size = snapshot::encode(&inst.guid, s.state.tag(), &s.dynamic).len();
-        Ok(FMI2_OK)
-    })
+pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
+    c: fmi2Component,
+    FMUstate: fmi2FMUstate,
+    size: *mut usize,
+) -> fmi2Status {
+    call(
+        c,
+        "fmi2SerializedFMUstateSize",
+        allowed::FMU_STATE,
+        |inst| {
+            if size.is_null() {
+                return Err("size is NULL".into());
+            }
+            let s = saved(FMUstate)?;
+            *size = snapshot::encode(&inst.guid, s.state.tag(), &s.dynamic).len();
+            Ok(FMI2_OK)
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SerializeFMUstate(c: fmi2Component, FMUstate: fmi2FMUstate, serializedState: *mut fmi2Byte, size: usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SerializeFMUstate(
+    c: fmi2Component,
+    FMUstate: fmi2FMUstate,
+    serializedState: *mut fmi2Byte,
+    size: usize,
+) -> fmi2Status {
     call(c, "fmi2SerializeFMUstate", allowed::FMU_STATE, |inst| {
         let s = saved(FMUstate)?;
         let bytes = snapshot::encode(&inst.guid, s.state.tag(), &s.dynamic);
@@ -449,16 +601,27 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(c: fmi2Component, FMUstate: fmi2F
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2DeSerializeFMUstate(c: fmi2Component, serializedState: *const fmi2Byte, size: usize, FMUstate: *mut fmi2FMUstate) -> fmi2Status {
+pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
+    c: fmi2Component,
+    serializedState: *const fmi2Byte,
+    size: usize,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
     call(c, "fmi2DeSerializeFMUstate", allowed::FMU_STATE, |inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
         }
         let bytes = slice(serializedState as *const u8, size, "serializedState")?;
         let (tag, dynamic) = snapshot::decode(&inst.guid, bytes)?;
-        let state = State::from_tag(tag).ok_or_else(|| format!("the serialized FMU state has an unknown FMI state tag {tag}"))?;
+        let state = State::from_tag(tag).ok_or_else(|| {
+            format!("the serialized FMU state has an unknown FMI state tag {tag}")
+        })?;
         inst.world.fits(&dynamic)?;
-        let s = Box::new(SavedState { magic: SAVED_STATE_MAGIC, state, dynamic });
+        let s = Box::new(SavedState {
+            magic: SAVED_STATE_MAGIC,
+            state,
+            dynamic,
+        });
         if !(*FMUstate).is_null() {
             saved(*FMUstate)?;
             drop(Box::from_raw(*FMUstate as *mut SavedState));
@@ -481,24 +644,48 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
     _dvKnown: *const fmi2Real,
     _dvUnknown: *mut fmi2Real,
 ) -> fmi2Status {
-    call(c, "fmi2GetDirectionalDerivative", allowed::GET_DIRECTIONAL_DERIVATIVE, |_| {
-        debug_assert!(!CAPABILITIES.provides_directional_derivative);
-        Err("not provided by this FMU (providesDirectionalDerivative=\"false\" in modelDescription.xml)".into())
-    })
+    call(
+        c,
+        "fmi2GetDirectionalDerivative",
+        allowed::GET_DIRECTIONAL_DERIVATIVE,
+        |_| {
+            Err("not provided by this FMU (providesDirectionalDerivative=\"false\" in modelDescription.xml)".into())
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SetRealInputDerivatives(c: fmi2Component, _vr: *const fmi2ValueReference, _nvr: usize, _order: *const fmi2Integer, _value: *const fmi2Real) -> fmi2Status {
-    call(c, "fmi2SetRealInputDerivatives", allowed::SET_REAL_INPUT_DERIVATIVES, |_| {
-        Err("input derivatives are not used: inputs are held constant over a step (canInterpolateInputs=\"false\")".into())
-    })
+pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
+    c: fmi2Component,
+    _vr: *const fmi2ValueReference,
+    _nvr: usize,
+    _order: *const fmi2Integer,
+    _value: *const fmi2Real,
+) -> fmi2Status {
+    call(
+        c,
+        "fmi2SetRealInputDerivatives",
+        allowed::SET_REAL_INPUT_DERIVATIVES,
+        |_| {
+            Err("input derivatives are not used: inputs are held constant over a step (canInterpolateInputs=\"false\")".into())
+        },
+    )
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(c: fmi2Component, _vr: *const fmi2ValueReference, _nvr: usize, _order: *const fmi2Integer, _value: *mut fmi2Real) -> fmi2Status {
-    call(c, "fmi2GetRealOutputDerivatives", allowed::GET_REAL_OUTPUT_DERIVATIVES, |_| {
-        Err("output derivatives are not provided (maxOutputDerivativeOrder=\"0\")".into())
-    })
+pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
+    c: fmi2Component,
+    _vr: *const fmi2ValueReference,
+    _nvr: usize,
+    _order: *const fmi2Integer,
+    _value: *mut fmi2Real,
+) -> fmi2Status {
+    call(
+        c,
+        "fmi2GetRealOutputDerivatives",
+        allowed::GET_REAL_OUTPUT_DERIVATIVES,
+        |_| Err("output derivatives are not provided (maxOutputDerivativeOrder=\"0\")".into()),
+    )
 }
 
 // ---------------------------------------------------------------------------------
@@ -508,21 +695,32 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(c: fmi2Component, _vr: *co
 const TIME_RTOL: f64 = 1e-9;
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2DoStep(c: fmi2Component, currentCommunicationPoint: fmi2Real, communicationStepSize: fmi2Real, _noSetFMUStatePriorToCurrentPoint: fmi2Boolean) -> fmi2Status {
+pub unsafe extern "C" fn fmi2DoStep(
+    c: fmi2Component,
+    currentCommunicationPoint: fmi2Real,
+    communicationStepSize: fmi2Real,
+    _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
+) -> fmi2Status {
     call(c, "fmi2DoStep", allowed::DO_STEP, |inst| {
         let (t, h) = (currentCommunicationPoint, communicationStepSize);
         if !(h > 0.0 && h.is_finite()) {
-            return Err(format!("communicationStepSize must be > 0 and finite, got {h}"));
+            return Err(format!(
+                "communicationStepSize must be > 0 and finite, got {h}"
+            ));
         }
         let expected = inst.world.time();
         let tol = (TIME_RTOL * expected.abs().max(1.0)).min(0.25 * h);
         if !t.is_finite() || (t - expected).abs() > tol {
-            return Err(format!("expected currentCommunicationPoint = {expected} but was {t}"));
+            return Err(format!(
+                "expected currentCommunicationPoint = {expected} but was {t}"
+            ));
         }
         if let Some(stop) = inst.stop_time {
             let stop_tol = TIME_RTOL * stop.abs().max(1.0);
             if t + h > stop + stop_tol.max(1e-6 * h) {
-                return Err(format!("step from {t} by {h} goes beyond stopTime = {stop}"));
+                return Err(format!(
+                    "step from {t} by {h} goes beyond stopTime = {stop}"
+                ));
             }
         }
         // Follow the master's clock: no drift between its time and ours.
@@ -543,7 +741,11 @@ pub unsafe extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
 // Status
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Status) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Status,
+) -> fmi2Status {
     call(c, "fmi2GetStatus", allowed::GET_STATUS, |inst| {
         if value.is_null() {
             return Err("value is NULL".into());
@@ -552,14 +754,24 @@ pub unsafe extern "C" fn fmi2GetStatus(c: fmi2Component, s: fmi2StatusKind, valu
             *value = FMI2_OK;
             Ok(FMI2_OK)
         } else {
-            inst.logger.log(FMI2_DISCARD, Category::Warning, &format!("fmi2GetStatus: status kind {s} is not an fmi2Status; use fmi2DoStepStatus (0)"));
+            inst.logger.log(
+                FMI2_DISCARD,
+                Category::Warning,
+                &format!(
+                    "fmi2GetStatus: status kind {s} is not an fmi2Status; use fmi2DoStepStatus (0)"
+                ),
+            );
             Ok(FMI2_DISCARD)
         }
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetRealStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Real) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetRealStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Real,
+) -> fmi2Status {
     call(c, "fmi2GetRealStatus", allowed::GET_STATUS, |inst| {
         if value.is_null() {
             return Err("value is NULL".into());
@@ -575,15 +787,27 @@ pub unsafe extern "C" fn fmi2GetRealStatus(c: fmi2Component, s: fmi2StatusKind, 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetIntegerStatus(c: fmi2Component, s: fmi2StatusKind, _value: *mut fmi2Integer) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetIntegerStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    _value: *mut fmi2Integer,
+) -> fmi2Status {
     call(c, "fmi2GetIntegerStatus", allowed::GET_STATUS, |inst| {
-        inst.logger.log(FMI2_DISCARD, Category::Warning, &format!("fmi2GetIntegerStatus: FMI 2.0 defines no Integer status (kind {s})"));
+        inst.logger.log(
+            FMI2_DISCARD,
+            Category::Warning,
+            &format!("fmi2GetIntegerStatus: FMI 2.0 defines no Integer status (kind {s})"),
+        );
         Ok(FMI2_DISCARD)
     })
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetBooleanStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Boolean) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetBooleanStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Boolean,
+) -> fmi2Status {
     call(c, "fmi2GetBooleanStatus", allowed::GET_STATUS, |inst| {
         if value.is_null() {
             return Err("value is NULL".into());
@@ -600,7 +824,11 @@ pub unsafe extern "C" fn fmi2GetBooleanStatus(c: fmi2Component, s: fmi2StatusKin
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetStringStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2String) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetStringStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2String,
+) -> fmi2Status {
     call(c, "fmi2GetStringStatus", allowed::GET_STATUS, |inst| {
         if value.is_null() {
             return Err("value is NULL".into());
@@ -615,4 +843,3 @@ pub unsafe extern "C" fn fmi2GetStringStatus(c: fmi2Component, s: fmi2StatusKind
         }
     })
 }
-

@@ -51,7 +51,10 @@ impl Logger {
                 Some(i) => idx.push(i),
                 None => {
                     let known: Vec<&str> = LOG_CATEGORIES.iter().map(|(c, _)| *c).collect();
-                    return Err(format!("unknown log category '{n}' (this FMU has {})", known.join(", ")));
+                    return Err(format!(
+                        "unknown log category '{n}' (this FMU has {})",
+                        known.join(", ")
+                    ));
                 }
             }
         }
@@ -67,12 +70,17 @@ impl Logger {
 
     /// Is `category` passed to the logger? Warnings and errors always are.
     pub fn is_on(&self, category: Category) -> bool {
-        matches!(category, Category::Warning | Category::Error | Category::Fatal) || self.enabled[category as usize]
+        matches!(
+            category,
+            Category::Warning | Category::Error | Category::Fatal
+        ) || self.enabled[category as usize]
     }
 
     /// Sends `message` with `status` in `category`, if that category is on.
     pub fn log(&self, status: fmi2Status, category: Category, message: &str) {
-        let Some(callback) = self.callback else { return };
+        let Some(callback) = self.callback else {
+            return;
+        };
         if !self.is_on(category) {
             return;
         }
@@ -80,7 +88,14 @@ impl Logger {
         let msg = c_text(message);
         // The message goes through "%s": a '%' in it is never read as a directive.
         unsafe {
-            callback(self.environment, self.instance_name.as_ptr(), status, cat.as_ptr(), c"%s".as_ptr(), msg.as_ptr());
+            callback(
+                self.environment,
+                self.instance_name.as_ptr(),
+                status,
+                cat.as_ptr(),
+                c"%s".as_ptr(),
+                msg.as_ptr(),
+            );
         }
     }
 }

@@ -20,9 +20,12 @@ pub fn resource_dir(uri: &str) -> Result<PathBuf, String> {
     } else {
         return Err(format!("fmuResourceLocation '{uri}' is not a file: URI"));
     };
-    let decoded = percent_decode(&rest).ok_or_else(|| format!("fmuResourceLocation '{uri}' has a bad percent-encoding"))?;
+    let decoded = percent_decode(&rest)
+        .ok_or_else(|| format!("fmuResourceLocation '{uri}' has a bad percent-encoding"))?;
     if !decoded.starts_with('/') {
-        return Err(format!("fmuResourceLocation '{uri}' is not an absolute path"));
+        return Err(format!(
+            "fmuResourceLocation '{uri}' is not an absolute path"
+        ));
     }
     Ok(PathBuf::from(decoded))
 }
@@ -64,7 +67,13 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_a_local_file_uri() {
-        for uri in ["http://x/y", "file://server/share", "file:///tmp/%zz", "file:relative", "relative/path"] {
+        for uri in [
+            "http://x/y",
+            "file://server/share",
+            "file:///tmp/%zz",
+            "file:relative",
+            "relative/path",
+        ] {
             assert!(resource_dir(uri).is_err(), "{uri}");
         }
     }

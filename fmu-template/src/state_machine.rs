@@ -91,7 +91,11 @@ pub mod allowed {
 
 /// Names of the states in `mask`, for messages.
 pub fn names(mask: Mask) -> String {
-    ALL.iter().filter(|s| mask & (**s as Mask) != 0).map(|s| s.name()).collect::<Vec<_>>().join(", ")
+    ALL.iter()
+        .filter(|s| mask & (**s as Mask) != 0)
+        .map(|s| s.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

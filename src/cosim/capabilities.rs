@@ -37,9 +37,15 @@ pub const CAPABILITIES: Capabilities = Capabilities {
 /// Log categories: (name, description). Errors and warnings are always passed to the
 /// logger; the others only when enabled with fmi2SetDebugLogging (or `loggingOn`).
 pub const LOG_CATEGORIES: &[(&str, &str)] = &[
-    ("logEvents", "initialization, termination, reset, FMU state operations, step summaries"),
+    (
+        "logEvents",
+        "initialization, termination, reset, FMU state operations, step summaries",
+    ),
     ("logStatusWarning", "warnings"),
-    ("logStatusError", "errors: refused calls and values, with the reason"),
+    (
+        "logStatusError",
+        "errors: refused calls and values, with the reason",
+    ),
     ("logStatusFatal", "fatal errors"),
     ("logCalls", "every FMI function call"),
     ("logAll", "all categories"),

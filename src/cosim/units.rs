@@ -13,7 +13,13 @@ pub struct UnitDef {
 }
 
 const fn u(name: &'static str, kg: i32, m: i32, s: i32, rad: i32) -> UnitDef {
-    UnitDef { name, kg, m, s, rad }
+    UnitDef {
+        name,
+        kg,
+        m,
+        s,
+        rad,
+    }
 }
 
 /// Every unit the runtime may use.

@@ -121,11 +121,23 @@ pub struct Bounds {
 
 impl Bounds {
     /// Strictly positive.
-    pub const POSITIVE: Bounds = Bounds { min: Some(0.0), max: None, positive: true };
+    pub const POSITIVE: Bounds = Bounds {
+        min: Some(0.0),
+        max: None,
+        positive: true,
+    };
     /// Zero or more.
-    pub const NON_NEGATIVE: Bounds = Bounds { min: Some(0.0), max: None, positive: false };
+    pub const NON_NEGATIVE: Bounds = Bounds {
+        min: Some(0.0),
+        max: None,
+        positive: false,
+    };
     /// Any finite value.
-    pub const ANY: Bounds = Bounds { min: None, max: None, positive: false };
+    pub const ANY: Bounds = Bounds {
+        min: None,
+        max: None,
+        positive: false,
+    };
 
     /// Why `v` is not allowed, or `None`.
     pub fn violation(&self, v: f64) -> Option<String> {
@@ -229,7 +241,11 @@ impl VariableTable {
     /// Panics (a bug in the runtime, not bad input) when the name is taken, the unit is
     /// unknown, or the causality/variability/initial combination is not legal FMI 2.0.
     pub fn push(&mut self, mut var: Variable) -> usize {
-        assert!(self.by_name(&var.name).is_none(), "duplicate variable {}", var.name);
+        assert!(
+            self.by_name(&var.name).is_none(),
+            "duplicate variable {}",
+            var.name
+        );
         if let Some(u) = var.unit {
             assert!(units::unit(u).is_some(), "unknown unit {u} on {}", var.name);
         }
@@ -243,7 +259,15 @@ impl VariableTable {
     }
 
     /// Adds a Real parameter (`initial="exact"`) and returns its value reference.
-    pub fn real_parameter(&mut self, name: impl Into<String>, variability: Variability, unit: &'static str, start: f64, bounds: Bounds, description: impl Into<String>) -> usize {
+    pub fn real_parameter(
+        &mut self,
+        name: impl Into<String>,
+        variability: Variability,
+        unit: &'static str,
+        start: f64,
+        bounds: Bounds,
+        description: impl Into<String>,
+    ) -> usize {
         self.push(Variable {
             name: name.into(),
             vr: 0,
@@ -259,7 +283,13 @@ impl VariableTable {
     }
 
     /// Adds a continuous Real input and returns its value reference.
-    pub fn real_input(&mut self, name: impl Into<String>, unit: &'static str, start: f64, description: impl Into<String>) -> usize {
+    pub fn real_input(
+        &mut self,
+        name: impl Into<String>,
+        unit: &'static str,
+        start: f64,
+        description: impl Into<String>,
+    ) -> usize {
         self.push(Variable {
             name: name.into(),
             vr: 0,
@@ -275,7 +305,12 @@ impl VariableTable {
     }
 
     /// Adds a continuous Real output (`initial="calculated"`) and returns its value reference.
-    pub fn real_output(&mut self, name: impl Into<String>, unit: &'static str, description: impl Into<String>) -> usize {
+    pub fn real_output(
+        &mut self,
+        name: impl Into<String>,
+        unit: &'static str,
+        description: impl Into<String>,
+    ) -> usize {
         self.push(Variable {
             name: name.into(),
             vr: 0,
@@ -291,7 +326,11 @@ impl VariableTable {
     }
 
     /// Adds a discrete Boolean output (`initial="calculated"`) and returns its value reference.
-    pub fn boolean_output(&mut self, name: impl Into<String>, description: impl Into<String>) -> usize {
+    pub fn boolean_output(
+        &mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> usize {
         self.push(Variable {
             name: name.into(),
             vr: 0,
@@ -307,7 +346,11 @@ impl VariableTable {
     }
 
     /// Adds `name[1..N]` Real variables through `add` and returns their value references.
-    pub fn real_array<const N: usize>(&mut self, name: &str, mut add: impl FnMut(&mut Self, String, usize) -> usize) -> [usize; N] {
+    pub fn real_array<const N: usize>(
+        &mut self,
+        name: &str,
+        mut add: impl FnMut(&mut Self, String, usize) -> usize,
+    ) -> [usize; N] {
         std::array::from_fn(|i| add(self, format!("{name}[{}]", i + 1), i))
     }
 }
@@ -318,18 +361,40 @@ fn check_combination(v: &Variable) {
     use Causality::*;
     use Variability::*;
     let ok = match v.causality {
-        Parameter => matches!(v.variability, Fixed | Tunable) && v.initial == Some(Initial::Exact) && v.start.is_some(),
-        CalculatedParameter => matches!(v.variability, Fixed | Tunable) && matches!(v.initial, Some(Initial::Calculated) | Some(Initial::Approx)),
-        Input => matches!(v.variability, Continuous | Discrete) && v.initial.is_none() && v.start.is_some(),
-        Output => matches!(v.variability, Continuous | Discrete | Constant)
-            && match v.initial {
-                Some(Initial::Calculated) | None => v.start.is_none(),
-                Some(_) => v.start.is_some(),
-            },
+        Parameter => {
+            matches!(v.variability, Fixed | Tunable)
+                && v.initial == Some(Initial::Exact)
+                && v.start.is_some()
+        }
+        CalculatedParameter => {
+            matches!(v.variability, Fixed | Tunable)
+                && matches!(v.initial, Some(Initial::Calculated) | Some(Initial::Approx))
+        }
+        Input => {
+            matches!(v.variability, Continuous | Discrete)
+                && v.initial.is_none()
+                && v.start.is_some()
+        }
+        Output => {
+            matches!(v.variability, Continuous | Discrete | Constant)
+                && match v.initial {
+                    Some(Initial::Calculated) | None => v.start.is_none(),
+                    Some(_) => v.start.is_some(),
+                }
+        }
         Local => true,
     };
-    assert!(ok, "illegal FMI 2.0 combination on {}: {:?}/{:?}/{:?}", v.name, v.causality, v.variability, v.initial);
+    assert!(
+        ok,
+        "illegal FMI 2.0 combination on {}: {:?}/{:?}/{:?}",
+        v.name, v.causality, v.variability, v.initial
+    );
     if v.ty != VarType::Real {
-        assert!(v.variability != Continuous, "{} is {} and cannot be continuous", v.name, v.ty.as_str());
+        assert!(
+            v.variability != Continuous,
+            "{} is {} and cannot be continuous",
+            v.name,
+            v.ty.as_str()
+        );
     }
 }

@@ -3,7 +3,7 @@
 use super::layout::{self, Layout, MaterialVrs, MotionVrs};
 use super::variables::{Phase, VarType, Variable, VariableTable};
 use crate::models::bbcc::sphere_plane::{sphere_on_ground, ContactWrench, PairConstants};
-use crate::models::bbcc::{harmonic_mean, hunt_crossley, ContactMemory};
+use crate::models::bbcc::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
 use crate::scenario::Scenario;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
@@ -39,9 +39,18 @@ pub struct Dynamic {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VarError {
     #[error("value reference {vr} is not a {ty} variable of this FMU (it has {count} {ty} variables, value references 0..{count})")]
-    UnknownVr { vr: u32, ty: &'static str, count: usize },
+    UnknownVr {
+        vr: u32,
+        ty: &'static str,
+        count: usize,
+    },
     #[error("variable '{name}' ({causality}, {variability}) cannot be set {when}")]
-    NotSettable { name: String, causality: &'static str, variability: &'static str, when: &'static str },
+    NotSettable {
+        name: String,
+        causality: &'static str,
+        variability: &'static str,
+        when: &'static str,
+    },
     #[error("variable '{name}': {reason}; nothing was set")]
     BadValue { name: String, reason: String },
 }
@@ -52,7 +61,11 @@ pub enum WorldError {
     #[error("communication step size must be > 0 and finite, got {0}")]
     BadStepSize(f64),
     #[error("communication step {h} s needs {substeps} sub-steps of world.model_step = {model_step} s; too many (max 100000000)")]
-    TooManySubsteps { h: f64, model_step: f64, substeps: f64 },
+    TooManySubsteps {
+        h: f64,
+        model_step: f64,
+        substeps: f64,
+    },
     #[error("the simulation became non-finite at t = {time} s: '{name}' = {value}")]
     NonFinite { time: f64, name: String, value: f64 },
     #[error("parameter '{name}': {reason}")]
@@ -154,7 +167,12 @@ impl World {
     }
 
     fn quaternion(&self, vrs: &[usize; 4]) -> Option<UnitQuaternion<f64>> {
-        let q = Quaternion::new(self.real(vrs[0]), self.real(vrs[1]), self.real(vrs[2]), self.real(vrs[3]));
+        let q = Quaternion::new(
+            self.real(vrs[0]),
+            self.real(vrs[1]),
+            self.real(vrs[2]),
+            self.real(vrs[3]),
+        );
         let n = q.norm();
         (n > 1e-12 && n.is_finite()).then(|| UnitQuaternion::from_quaternion(q))
     }
@@ -163,18 +181,34 @@ impl World {
         let layout = self.layout.clone();
         for (i, b) in layout.bodies.iter().enumerate() {
             if let MotionVrs::Free { r0, q0, v0, w0, .. } = &b.motion {
-                let q = self.quaternion(q0).ok_or_else(|| WorldError::BadParameter {
-                    name: self.table.get(VarType::Real, q0[0] as u32).map(|v| v.name.clone()).unwrap_or_default(),
-                    reason: "the initial orientation quaternion has zero length".into(),
-                })?;
-                self.dynamic.bodies[i] = RigidBodyState { r: self.vec3(r0), q, v: self.vec3(v0), w: self.vec3(w0) };
+                let q = self
+                    .quaternion(q0)
+                    .ok_or_else(|| WorldError::BadParameter {
+                        name: self
+                            .table
+                            .get(VarType::Real, q0[0] as u32)
+                            .map(|v| v.name.clone())
+                            .unwrap_or_default(),
+                        reason: "the initial orientation quaternion has zero length".into(),
+                    })?;
+                self.dynamic.bodies[i] = RigidBodyState {
+                    r: self.vec3(r0),
+                    q,
+                    v: self.vec3(v0),
+                    w: self.vec3(w0),
+                };
             }
         }
         Ok(())
     }
 
     fn material_of(&self, m: &MaterialVrs) -> (f64, f64, f64, f64) {
-        (self.real(m.e), self.real(m.nu), self.real(m.zeta), self.real(m.mu))
+        (
+            self.real(m.e),
+            self.real(m.nu),
+            self.real(m.zeta),
+            self.real(m.mu),
+        )
     }
 
     /// Constants of the contact of body `b` with the ground, from the current parameters.
@@ -194,12 +228,20 @@ impl World {
     }
 
     /// Position, velocity and angular velocity of body `b` (world).
-    fn motion_of(&self, b: usize) -> (Vector3<f64>, Vector3<f64>, Vector3<f64>) {
+    fn motion_of(&self, b: usize) -> BodyKinematics {
         match &self.layout.bodies[b].motion {
-            MotionVrs::Kinematic { r, v, w, .. } => (self.vec3(r), self.vec3(v), self.vec3(w)),
+            MotionVrs::Kinematic { r, v, w, .. } => BodyKinematics {
+                r: self.vec3(r),
+                v: self.vec3(v),
+                w: self.vec3(w),
+            },
             MotionVrs::Free { .. } => {
                 let s = &self.dynamic.bodies[b];
-                (s.r, s.v, s.w)
+                BodyKinematics {
+                    r: s.r,
+                    v: s.v,
+                    w: s.w,
+                }
             }
         }
     }
@@ -213,11 +255,11 @@ impl World {
         let ground = self.real(self.layout.terrain_height);
         for p in 0..self.layout.ground_pairs.len() {
             let b = self.layout.ground_pairs[p];
-            let (r, v, w) = self.motion_of(b);
+            let body = self.motion_of(b);
             let c = self.ground_constants(b);
             let radius = self.real(self.layout.bodies[b].radius);
             let mut memory = self.dynamic.memory[p];
-            let cw = sphere_on_ground(&r, &v, &w, radius, ground, &c, &mut memory, advance);
+            let cw = sphere_on_ground(&body, radius, ground, &c, &mut memory, advance);
             if advance {
                 self.dynamic.memory[p] = memory;
             }
@@ -234,8 +276,18 @@ impl World {
         let g = self.vec3(&self.layout.gravity);
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
-            if let MotionVrs::Free { mass, inertia, f_ext, t_ext, .. } = &body.motion {
-                let m = MassProperties { mass: self.real(*mass), inertia: self.vec3(inertia) };
+            if let MotionVrs::Free {
+                mass,
+                inertia,
+                f_ext,
+                t_ext,
+                ..
+            } = &body.motion
+            {
+                let m = MassProperties {
+                    mass: self.real(*mass),
+                    inertia: self.vec3(inertia),
+                };
                 let f = self.scratch[b].force + self.vec3(f_ext);
                 let t = self.scratch[b].torque + self.vec3(t_ext);
                 self.dynamic.bodies[b].step(&m, &f, &t, &g, dt);
@@ -253,7 +305,11 @@ impl World {
         // The small relative slack keeps h = 10 * model_step (with rounding) at 10 sub-steps.
         let substeps = (h / model_step * (1.0 - 1e-9)).ceil().max(1.0);
         if substeps > 1e8 {
-            return Err(WorldError::TooManySubsteps { h, model_step, substeps });
+            return Err(WorldError::TooManySubsteps {
+                h,
+                model_step,
+                substeps,
+            });
         }
         let n = substeps as u64;
         let dt = h / substeps;
@@ -270,7 +326,11 @@ impl World {
             if var.ty == VarType::Real {
                 let value = self.dynamic.values.reals[var.vr as usize];
                 if !value.is_finite() {
-                    return Err(WorldError::NonFinite { time: self.dynamic.time, name: var.name.clone(), value });
+                    return Err(WorldError::NonFinite {
+                        time: self.dynamic.time,
+                        name: var.name.clone(),
+                        value,
+                    });
                 }
             }
         }
@@ -313,7 +373,11 @@ impl World {
     }
 
     fn lookup(&self, ty: VarType, vr: u32) -> Result<&Variable, VarError> {
-        self.table.get(ty, vr).ok_or(VarError::UnknownVr { vr, ty: ty.as_str(), count: self.table.count(ty) })
+        self.table.get(ty, vr).ok_or(VarError::UnknownVr {
+            vr,
+            ty: ty.as_str(),
+            count: self.table.count(ty),
+        })
     }
 
     fn check_settable(&self, var: &Variable, phase: Phase) -> Result<(), VarError> {
@@ -382,7 +446,10 @@ impl World {
             let var = self.lookup(VarType::Real, vr)?;
             self.check_settable(var, phase)?;
             if let Some(reason) = var.bounds.violation(x) {
-                return Err(VarError::BadValue { name: var.name.clone(), reason });
+                return Err(VarError::BadValue {
+                    name: var.name.clone(),
+                    reason,
+                });
             }
         }
         for (&vr, &x) in vrs.iter().zip(values) {
@@ -393,7 +460,12 @@ impl World {
     }
 
     /// Writes Integer values (fmi2SetInteger), checked first like [`World::set_reals`].
-    pub fn set_integers(&mut self, vrs: &[u32], values: &[i32], phase: Phase) -> Result<(), VarError> {
+    pub fn set_integers(
+        &mut self,
+        vrs: &[u32],
+        values: &[i32],
+        phase: Phase,
+    ) -> Result<(), VarError> {
         for &vr in vrs {
             let var = self.lookup(VarType::Integer, vr)?;
             self.check_settable(var, phase)?;
@@ -406,7 +478,12 @@ impl World {
     }
 
     /// Writes Boolean values (fmi2SetBoolean), checked first like [`World::set_reals`].
-    pub fn set_booleans(&mut self, vrs: &[u32], values: &[bool], phase: Phase) -> Result<(), VarError> {
+    pub fn set_booleans(
+        &mut self,
+        vrs: &[u32],
+        values: &[bool],
+        phase: Phase,
+    ) -> Result<(), VarError> {
         for &vr in vrs {
             let var = self.lookup(VarType::Boolean, vr)?;
             self.check_settable(var, phase)?;
@@ -419,7 +496,12 @@ impl World {
     }
 
     /// Writes String values (fmi2SetString), checked first like [`World::set_reals`].
-    pub fn set_strings(&mut self, vrs: &[u32], values: &[String], phase: Phase) -> Result<(), VarError> {
+    pub fn set_strings(
+        &mut self,
+        vrs: &[u32],
+        values: &[String],
+        phase: Phase,
+    ) -> Result<(), VarError> {
         for &vr in vrs {
             let var = self.lookup(VarType::String, vr)?;
             self.check_settable(var, phase)?;
@@ -461,7 +543,10 @@ impl World {
             || d.bodies.len() != self.layout.bodies.len()
             || d.memory.len() != self.layout.ground_pairs.len()
         {
-            return Err("the FMU state does not belong to this model (its variables or bodies differ)".into());
+            return Err(
+                "the FMU state does not belong to this model (its variables or bodies differ)"
+                    .into(),
+            );
         }
         Ok(())
     }

@@ -43,7 +43,14 @@ impl RigidBodyState {
     /// Advances the state by `dt` (s) under the total force `force` (N) and torque
     /// `torque` about the centre of mass (N m), both world frame, plus gravity `g`
     /// (m/s^2).
-    pub fn step(&mut self, m: &MassProperties, force: &Vector3<f64>, torque: &Vector3<f64>, g: &Vector3<f64>, dt: f64) {
+    pub fn step(
+        &mut self,
+        m: &MassProperties,
+        force: &Vector3<f64>,
+        torque: &Vector3<f64>,
+        g: &Vector3<f64>,
+        dt: f64,
+    ) {
         self.v += dt * (force / m.mass + g);
         // Euler's equations in the body frame: I dw/dt = tau - w x (I w).
         let w_b = self.q.inverse_transform_vector(&self.w);
@@ -70,8 +77,14 @@ mod tests {
 
     #[test]
     fn free_fall_matches_the_closed_form_to_first_order() {
-        let m = MassProperties { mass: 2.0, inertia: Vector3::new(1.0, 1.0, 1.0) };
-        let mut s = RigidBodyState { r: Vector3::new(0.0, 0.0, 10.0), ..Default::default() };
+        let m = MassProperties {
+            mass: 2.0,
+            inertia: Vector3::new(1.0, 1.0, 1.0),
+        };
+        let mut s = RigidBodyState {
+            r: Vector3::new(0.0, 0.0, 10.0),
+            ..Default::default()
+        };
         let g = Vector3::new(0.0, 0.0, -9.81);
         let dt = 1e-4;
         for _ in 0..10_000 {
@@ -84,11 +97,23 @@ mod tests {
 
     #[test]
     fn a_torque_free_symmetric_top_keeps_its_spin_and_energy() {
-        let m = MassProperties { mass: 1.0, inertia: Vector3::new(0.4, 0.4, 0.4) };
-        let mut s = RigidBodyState { w: Vector3::new(0.0, 0.0, 3.0), ..Default::default() };
+        let m = MassProperties {
+            mass: 1.0,
+            inertia: Vector3::new(0.4, 0.4, 0.4),
+        };
+        let mut s = RigidBodyState {
+            w: Vector3::new(0.0, 0.0, 3.0),
+            ..Default::default()
+        };
         let e0 = s.kinetic_energy(&m);
         for _ in 0..1000 {
-            s.step(&m, &Vector3::zeros(), &Vector3::zeros(), &Vector3::zeros(), 1e-3);
+            s.step(
+                &m,
+                &Vector3::zeros(),
+                &Vector3::zeros(),
+                &Vector3::zeros(),
+                1e-3,
+            );
         }
         assert!((s.kinetic_energy(&m) - e0).abs() < 1e-12);
         // rotated by 3 rad about z

@@ -40,7 +40,10 @@ pub enum PackageError {
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PackageError + '_ {
-    move |source| PackageError::Io { path: path.display().to_string(), source }
+    move |source| PackageError::Io {
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 /// Finds the runtime library: `explicit` if given, else `$CONTACT_FMU_RUNTIME`, else
@@ -62,9 +65,17 @@ pub fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, PackageError> {
             }
         }
     }
-    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| PackageError::RuntimeMissing {
-        looked: candidates.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
-    })
+    candidates
+        .iter()
+        .find(|p| p.is_file())
+        .cloned()
+        .ok_or_else(|| PackageError::RuntimeMissing {
+            looked: candidates
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// Everything that goes into one FMU, in memory.
@@ -88,7 +99,11 @@ pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
 
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
 /// with the runtime library `runtime`. Returns the path of the FMU.
-pub fn package(scenario_path: &Path, out_dir: &Path, runtime: &Path) -> Result<PathBuf, PackageError> {
+pub fn package(
+    scenario_path: &Path,
+    out_dir: &Path,
+    runtime: &Path,
+) -> Result<PathBuf, PackageError> {
     let scenario = scenario::load(scenario_path)?;
     let c = contents(&scenario, &model_description::timestamp_now());
     let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;
@@ -103,7 +118,10 @@ pub fn package(scenario_path: &Path, out_dir: &Path, runtime: &Path) -> Result<P
 
 fn write_archive(path: &Path, c: &FmuContents, runtime: &[u8]) -> Result<(), PackageError> {
     use zip::write::SimpleFileOptions;
-    let zerr = |source| PackageError::Zip { path: path.display().to_string(), source };
+    let zerr = |source| PackageError::Zip {
+        path: path.display().to_string(),
+        source,
+    };
     let file = std::fs::File::create(path).map_err(io(path))?;
     let mut zip = zip::ZipWriter::new(file);
     // Fixed timestamps: the same scenario and runtime give the same archive entries.
@@ -113,13 +131,22 @@ fn write_archive(path: &Path, c: &FmuContents, runtime: &[u8]) -> Result<(), Pac
         .unix_permissions(0o644);
     let so_name = format!("binaries/linux64/{}.so", c.scenario.model_identifier);
     let entries: [(&str, &[u8], u32); 4] = [
-        ("modelDescription.xml", c.model_description.as_bytes(), 0o644),
+        (
+            "modelDescription.xml",
+            c.model_description.as_bytes(),
+            0o644,
+        ),
         (so_name.as_str(), runtime, 0o755),
         ("resources/scenario.json", c.scenario_json.as_bytes(), 0o644),
-        ("documentation/index.html", c.documentation.as_bytes(), 0o644),
+        (
+            "documentation/index.html",
+            c.documentation.as_bytes(),
+            0o644,
+        ),
     ];
     for (name, bytes, mode) in entries {
-        zip.start_file(name, opts.unix_permissions(mode)).map_err(zerr)?;
+        zip.start_file(name, opts.unix_permissions(mode))
+            .map_err(zerr)?;
         zip.write_all(bytes).map_err(io(path))?;
     }
     zip.finish().map_err(zerr)?;

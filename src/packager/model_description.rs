@@ -84,7 +84,12 @@ pub fn write(scenario: &Scenario, table: &VariableTable, generated_at: &str) -> 
     text
 }
 
-fn write_into(w: &mut W, s: &Scenario, table: &VariableTable, generated_at: &str) -> std::io::Result<()> {
+fn write_into(
+    w: &mut W,
+    s: &Scenario,
+    table: &VariableTable,
+    generated_at: &str,
+) -> std::io::Result<()> {
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     start(
         w,
@@ -107,20 +112,38 @@ fn write_into(w: &mut W, s: &Scenario, table: &VariableTable, generated_at: &str
         &[
             ("modelIdentifier", s.model_identifier.clone()),
             ("needsExecutionTool", b(c.needs_execution_tool)),
-            ("canHandleVariableCommunicationStepSize", b(c.can_handle_variable_communication_step_size)),
+            (
+                "canHandleVariableCommunicationStepSize",
+                b(c.can_handle_variable_communication_step_size),
+            ),
             ("canInterpolateInputs", b(c.can_interpolate_inputs)),
-            ("maxOutputDerivativeOrder", c.max_output_derivative_order.to_string()),
+            (
+                "maxOutputDerivativeOrder",
+                c.max_output_derivative_order.to_string(),
+            ),
             ("canRunAsynchronuously", b(c.can_run_asynchronuously)),
-            ("canBeInstantiatedOnlyOncePerProcess", b(c.can_be_instantiated_only_once_per_process)),
-            ("canNotUseMemoryManagementFunctions", b(c.can_not_use_memory_management_functions)),
+            (
+                "canBeInstantiatedOnlyOncePerProcess",
+                b(c.can_be_instantiated_only_once_per_process),
+            ),
+            (
+                "canNotUseMemoryManagementFunctions",
+                b(c.can_not_use_memory_management_functions),
+            ),
             ("canGetAndSetFMUstate", b(c.can_get_and_set_fmu_state)),
             ("canSerializeFMUstate", b(c.can_serialize_fmu_state)),
-            ("providesDirectionalDerivative", b(c.provides_directional_derivative)),
+            (
+                "providesDirectionalDerivative",
+                b(c.provides_directional_derivative),
+            ),
         ],
     )?;
 
     // Only the units the variables use, in the catalogue's order.
-    let used: Vec<&units::UnitDef> = units::UNITS.iter().filter(|u| table.variables.iter().any(|v| v.unit == Some(u.name))).collect();
+    let used: Vec<&units::UnitDef> = units::UNITS
+        .iter()
+        .filter(|u| table.variables.iter().any(|v| v.unit == Some(u.name)))
+        .collect();
     if !used.is_empty() {
         start(w, "UnitDefinitions", &[])?;
         for u in used {
@@ -139,7 +162,14 @@ fn write_into(w: &mut W, s: &Scenario, table: &VariableTable, generated_at: &str
 
     start(w, "LogCategories", &[])?;
     for (name, description) in LOG_CATEGORIES {
-        empty(w, "Category", &[("name", name.to_string()), ("description", description.to_string())])?;
+        empty(
+            w,
+            "Category",
+            &[
+                ("name", name.to_string()),
+                ("description", description.to_string()),
+            ],
+        )?;
     }
     end(w, "LogCategories")?;
 
@@ -147,7 +177,11 @@ fn write_into(w: &mut W, s: &Scenario, table: &VariableTable, generated_at: &str
     empty(
         w,
         "DefaultExperiment",
-        &[("startTime", real(e.start_time)), ("stopTime", real(e.stop_time)), ("stepSize", real(e.step_size))],
+        &[
+            ("startTime", real(e.start_time)),
+            ("stopTime", real(e.stop_time)),
+            ("stepSize", real(e.step_size)),
+        ],
     )?;
 
     start(w, "ModelVariables", &[])?;
@@ -158,13 +192,20 @@ fn write_into(w: &mut W, s: &Scenario, table: &VariableTable, generated_at: &str
 
     // index = 1-based position in ModelVariables. Dependencies are omitted: "depends
     // on everything" is always true.
-    let outputs: Vec<usize> = table.variables.iter().enumerate().filter(|(_, v)| v.causality == Causality::Output).map(|(i, _)| i + 1).collect();
+    let outputs: Vec<usize> = table
+        .variables
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.causality == Causality::Output)
+        .map(|(i, _)| i + 1)
+        .collect();
     let initial_unknowns: Vec<usize> = table
         .variables
         .iter()
         .enumerate()
         .filter(|(_, v)| {
-            (v.causality == Causality::Output && matches!(v.initial, Some(Initial::Approx) | Some(Initial::Calculated)))
+            (v.causality == Causality::Output
+                && matches!(v.initial, Some(Initial::Approx) | Some(Initial::Calculated)))
                 || v.causality == Causality::CalculatedParameter
         })
         .map(|(i, _)| i + 1)
@@ -195,7 +236,10 @@ pub fn timestamp_now() -> String {
         .ok()
         .and_then(|s| s.trim().parse::<i64>().ok())
         .unwrap_or_else(|| {
-            std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as i64)
+                .unwrap_or(0)
         });
     format_utc(secs)
 }
@@ -213,7 +257,12 @@ pub fn format_utc(secs: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]

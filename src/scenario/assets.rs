@@ -69,7 +69,13 @@ mod tests {
         let ok = resolve_asset(dir.path(), "meshes/rock.obj").unwrap();
         assert!(ok.ends_with("meshes/rock.obj"));
         assert!(resolve_asset(dir.path(), "meshes/../meshes/rock.obj").is_ok());
-        for bad in ["../../etc/passwd", "/etc/passwd", "meshes/../../x", "", "C:/x"] {
+        for bad in [
+            "../../etc/passwd",
+            "/etc/passwd",
+            "meshes/../../x",
+            "",
+            "C:/x",
+        ] {
             let e = resolve_asset(dir.path(), bad).unwrap_err();
             assert!(!e.is_empty(), "{bad}");
         }

@@ -36,7 +36,10 @@ pub enum ScenarioError {
     Parse { file: String, error: FieldError },
     /// The JSON fits the format but values are out of range or inconsistent.
     #[error("{file}: {} problem(s):\n{}", .errors.len(), .errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
-    Invalid { file: String, errors: Vec<FieldError> },
+    Invalid {
+        file: String,
+        errors: Vec<FieldError>,
+    },
 }
 
 impl ScenarioError {

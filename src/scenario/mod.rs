@@ -118,8 +118,13 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.starts_with("x.json: bodies[0].shape"), "{msg}");
         assert!(msg.contains("radios"), "{msg}");
-        let text = GOOD.replace("\"model_step\"", "\"x\"").replace("\"name\": \"Drop\"", "\"name\": \"Drop\", \"colour\": 1");
-        assert!(parse_str(&text, "x.json").unwrap_err().to_string().contains("unknown field `colour`"));
+        let text = GOOD
+            .replace("\"model_step\"", "\"x\"")
+            .replace("\"name\": \"Drop\"", "\"name\": \"Drop\", \"colour\": 1");
+        assert!(parse_str(&text, "x.json")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown field `colour`"));
     }
 
     #[test]
@@ -133,23 +138,41 @@ mod tests {
     fn bad_values_are_all_reported_with_field_paths() {
         let text = GOOD
             .replace("\"radius\": 0.1", "\"radius\": -0.2")
-            .replace("\"zeta\": 0.6, \"mu\": 0.5}}", "\"zeta\": 0.0, \"mu\": 0.5}}")
+            .replace(
+                "\"zeta\": 0.6, \"mu\": 0.5}}",
+                "\"zeta\": 0.0, \"mu\": 0.5}}",
+            )
             .replace("[\"ball\", \"terrain\"]", "[\"bal\", \"terrain\"]")
             .replace("\"stop_time\": 1.0", "\"stop_time\": -1.0");
         let e = parse_str(&text, "x.json").unwrap_err();
         let errors: Vec<String> = e.field_errors().iter().map(|e| e.to_string()).collect();
-        assert!(errors.contains(&"bodies[0].shape.radius: must be > 0, got -0.2".to_string()), "{errors:?}");
-        assert!(errors.iter().any(|e| e.starts_with("terrain.material.zeta: must be in (0, 1]")), "{errors:?}");
-        assert!(errors.iter().any(|e| e.starts_with("bbcc.pairs[0][0]: no body named 'bal'")), "{errors:?}");
-        assert!(errors.iter().any(|e| e.starts_with("default_experiment.stop_time")), "{errors:?}");
+        assert!(
+            errors.contains(&"bodies[0].shape.radius: must be > 0, got -0.2".to_string()),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("terrain.material.zeta: must be in (0, 1]")),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("bbcc.pairs[0][0]: no body named 'bal'")),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.starts_with("default_experiment.stop_time")),
+            "{errors:?}"
+        );
     }
 
     #[test]
     fn names_must_be_plain_unique_and_not_reserved() {
-        let two = GOOD.replace(
-            "\"bbcc\"",
-            r#""description": "two", "bbcc""#,
-        );
+        let two = GOOD.replace("\"bbcc\"", r#""description": "two", "bbcc""#);
         let s = parse_str(&two, "x.json").unwrap();
         let mut bad = s.clone();
         bad.bodies.push(bad.bodies[0].clone());
@@ -157,9 +180,22 @@ mod tests {
         bad.bodies[2].name = "terrain".into();
         bad.model_identifier = "9lives".into();
         let errors: Vec<String> = validate(&bad).iter().map(|e| e.to_string()).collect();
-        assert!(errors.iter().any(|e| e.contains("bodies[1].name: 'ball' is used by another body")), "{errors:?}");
-        assert!(errors.iter().any(|e| e.contains("bodies[2].name: 'terrain' is reserved")), "{errors:?}");
-        assert!(errors.iter().any(|e| e.starts_with("model_identifier")), "{errors:?}");
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("bodies[1].name: 'ball' is used by another body")),
+            "{errors:?}"
+        );
+        assert!(
+            errors
+                .iter()
+                .any(|e| e.contains("bodies[2].name: 'terrain' is reserved")),
+            "{errors:?}"
+        );
+        assert!(
+            errors.iter().any(|e| e.starts_with("model_identifier")),
+            "{errors:?}"
+        );
     }
 
     #[test]
@@ -167,6 +203,9 @@ mod tests {
         let schema: serde_json::Value = serde_json::from_str(&json_schema()).unwrap();
         let props = &schema["properties"];
         assert!(props["model_identifier"].is_object());
-        assert_eq!(schema["additionalProperties"], serde_json::Value::Bool(false));
+        assert_eq!(
+            schema["additionalProperties"],
+            serde_json::Value::Bool(false)
+        );
     }
 }

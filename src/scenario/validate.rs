@@ -176,7 +176,10 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 if n.as_str() != "terrain" && !names.contains(&n.as_str()) {
                     c.err(
                         format!("{p}[{k}]"),
-                        format!("no body named '{n}' (bodies: {}, or \"terrain\")", names.join(", ")),
+                        format!(
+                            "no body named '{n}' (bodies: {}, or \"terrain\")",
+                            names.join(", ")
+                        ),
                     );
                 }
             }
@@ -190,7 +193,11 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                     ),
                 );
             }
-            let key = if a < b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
+            let key = if a < b {
+                (a.clone(), b.clone())
+            } else {
+                (b.clone(), a.clone())
+            };
             if seen.contains(&key) {
                 c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
             }

@@ -21,7 +21,12 @@ pub fn runtime() -> PathBuf {
 /// Packages `examples/<name>.json` into a fresh temporary folder.
 pub fn package_example(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let fmu = packager::package(&root().join("examples").join(format!("{name}.json")), dir.path(), &runtime()).unwrap();
+    let fmu = packager::package(
+        &root().join("examples").join(format!("{name}.json")),
+        dir.path(),
+        &runtime(),
+    )
+    .unwrap();
     (dir, fmu)
 }
 
@@ -32,12 +37,18 @@ pub fn load(fmu: &Path) -> Fmi2Import {
 
 /// Value reference of the variable `name`.
 pub fn vr(import: &Fmi2Import, name: &str) -> u32 {
-    import.model_description().model_variable_by_name(name).unwrap_or_else(|_| panic!("no variable {name}")).value_reference
+    import
+        .model_description()
+        .model_variable_by_name(name)
+        .unwrap_or_else(|_| panic!("no variable {name}"))
+        .value_reference
 }
 
 /// Value references of `name[1..=n]`.
 pub fn vrs(import: &Fmi2Import, name: &str, n: usize) -> Vec<u32> {
-    (1..=n).map(|i| vr(import, &format!("{name}[{i}]"))).collect()
+    (1..=n)
+        .map(|i| vr(import, &format!("{name}[{i}]")))
+        .collect()
 }
 
 /// Instantiates and initializes at t = 0 (no stop time).

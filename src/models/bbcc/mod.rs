@@ -9,7 +9,19 @@ pub mod friction;
 pub mod hunt_crossley;
 pub mod sphere_plane;
 
+use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
+
+/// Where a body is and how it moves, world frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BodyKinematics {
+    /// Position of the body origin, m.
+    pub r: Vector3<f64>,
+    /// Velocity of the body origin, m/s.
+    pub v: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub w: Vector3<f64>,
+}
 
 /// Memory of one contact pair, kept between steps: the paper's damping (2) needs the
 /// relative impact velocity "prior to contact", so it is recorded when the contact

@@ -1,7 +1,7 @@
 //! A sphere on the flat ground plane `z = h` (normal `+z`, world frame): contact
 //! geometry and the BBCC wrench of the contact (Buse 2023, eq. (1)-(4)).
 
-use super::{friction, hunt_crossley, ContactMemory};
+use super::{friction, hunt_crossley, BodyKinematics, ContactMemory};
 use nalgebra::Vector3;
 
 /// Constants of one sphere-ground contact, already combined for the pair.
@@ -32,22 +32,21 @@ pub struct ContactWrench {
     pub in_contact: bool,
 }
 
-/// Contact of a sphere (centre `center`, m; velocity `v`, m/s; angular velocity `w`,
-/// rad/s; all world) of radius `radius` with the ground `z = ground_height`.
+/// Contact of a sphere of radius `radius` (m) centred at the body origin with the
+/// ground `z = ground_height` (m).
 ///
 /// `memory` carries the impact velocity of the running contact. With `advance` the
 /// memory is updated (a model step); without it the call only evaluates (an output
 /// refresh between steps).
 pub fn sphere_on_ground(
-    center: &Vector3<f64>,
-    v: &Vector3<f64>,
-    w: &Vector3<f64>,
+    body: &BodyKinematics,
     radius: f64,
     ground_height: f64,
     c: &PairConstants,
     memory: &mut ContactMemory,
     advance: bool,
 ) -> ContactWrench {
+    let BodyKinematics { r: center, v, w } = body;
     let depth = radius + ground_height - center.z;
     if depth <= 0.0 {
         if advance {
@@ -88,8 +87,22 @@ pub fn sphere_on_ground(
 mod tests {
     use super::*;
 
+    fn at(r: Vector3<f64>, v: Vector3<f64>) -> BodyKinematics {
+        BodyKinematics {
+            r,
+            v,
+            w: Vector3::zeros(),
+        }
+    }
+
     fn constants() -> PairConstants {
-        PairConstants { k: 1e6, zeta: 0.6, mu: 0.5, v_d: 0.01, impact_velocity_min: 0.01 }
+        PairConstants {
+            k: 1e6,
+            zeta: 0.6,
+            mu: 0.5,
+            v_d: 0.01,
+            impact_velocity_min: 0.01,
+        }
     }
 
     #[test]
@@ -99,9 +112,7 @@ mod tests {
         let r = 0.1;
         let delta: f64 = 2e-3;
         let w = sphere_on_ground(
-            &Vector3::new(0.3, -0.2, r - delta),
-            &Vector3::zeros(),
-            &Vector3::zeros(),
+            &at(Vector3::new(0.3, -0.2, r - delta), Vector3::zeros()),
             r,
             0.0,
             &c,
@@ -118,9 +129,7 @@ mod tests {
     fn a_sliding_sphere_gets_friction_against_the_slip_and_a_torque_that_spins_it_up() {
         let mut m = ContactMemory::default();
         let w = sphere_on_ground(
-            &Vector3::new(0.0, 0.0, 0.099),
-            &Vector3::new(1.0, 0.0, 0.0),
-            &Vector3::zeros(),
+            &at(Vector3::new(0.0, 0.0, 0.099), Vector3::new(1.0, 0.0, 0.0)),
             0.1,
             0.0,
             &constants(),
@@ -135,14 +144,42 @@ mod tests {
     #[test]
     fn evaluating_without_advancing_leaves_the_memory_alone() {
         let mut m = ContactMemory::default();
-        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.09), &Vector3::new(0.0, 0.0, -1.0), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, false);
+        sphere_on_ground(
+            &at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)),
+            0.1,
+            0.0,
+            &constants(),
+            &mut m,
+            false,
+        );
         assert_eq!(m, ContactMemory::default());
-        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.09), &Vector3::new(0.0, 0.0, -1.0), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, true);
+        sphere_on_ground(
+            &at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)),
+            0.1,
+            0.0,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert_eq!(m.impact_velocity, 1.0);
         // the impact velocity is kept while the contact lasts
-        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.09), &Vector3::new(0.0, 0.0, 0.5), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, true);
+        sphere_on_ground(
+            &at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, 0.5)),
+            0.1,
+            0.0,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert_eq!(m.impact_velocity, 1.0);
-        sphere_on_ground(&Vector3::new(0.0, 0.0, 0.2), &Vector3::zeros(), &Vector3::zeros(), 0.1, 0.0, &constants(), &mut m, true);
+        sphere_on_ground(
+            &at(Vector3::new(0.0, 0.0, 0.2), Vector3::zeros()),
+            0.1,
+            0.0,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert!(!m.in_contact);
     }
 }
