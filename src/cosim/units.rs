@@ -36,6 +36,10 @@ pub const UNITS: &[UnitDef] = &[
     u("N.m", 1, 2, -2, 0),
     u("Pa", 1, -1, -2, 0),
     u("kg.m2", 1, 2, 0, 0),
+    u("N/m", 1, 0, -2, 0),
+    u("s/m", 0, -1, 1, 0),
+    u("1/s", 0, 0, -1, 0),
+    u("kg/m3", 1, -3, 0, 0),
 ];
 
 /// The definition of unit `name`, if the runtime knows it.

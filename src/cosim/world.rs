@@ -1,10 +1,14 @@
 //! [`World`]: one simulated scenario.
 
-use super::layout::{self, Layout, MaterialVrs, MotionVrs};
+use super::layout::{self, Layout, MaterialVrs, MotionVrs, ShapeVrs, TerrainVrs, WheelSoilVrs};
 use super::variables::{Phase, VarType, Variable, VariableTable};
-use crate::models::bbcc::sphere_plane::{sphere_on_ground, ContactWrench, PairConstants};
+use crate::models::bbcc::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
 use crate::models::bbcc::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
+use crate::models::rig::{RigDrive, RigMode, RigState};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
+use crate::models::single_wheel::{self, RigReport};
+use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
+use crate::models::terrain::{ramps_profile, Surface};
 use crate::scenario::Scenario;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
@@ -27,8 +31,12 @@ pub struct Dynamic {
     pub values: Values,
     /// One per body; used by free bodies.
     pub bodies: Vec<RigidBodyState>,
-    /// One per contact pair.
+    /// One per BBCC contact pair.
     pub memory: Vec<ContactMemory>,
+    /// One per TerRA force-element wheel.
+    pub terra: Vec<TerraState>,
+    /// The single-wheel rig: hub state and its wheel's TerRA state.
+    pub rig: Option<(RigState, TerraState)>,
     /// Inputs or parameters changed since the outputs were computed.
     pub outputs_dirty: bool,
     /// In initialization mode: initial states follow the parameters.
@@ -39,18 +47,9 @@ pub struct Dynamic {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VarError {
     #[error("value reference {vr} is not a {ty} variable of this FMU (it has {count} {ty} variables, value references 0..{count})")]
-    UnknownVr {
-        vr: u32,
-        ty: &'static str,
-        count: usize,
-    },
+    UnknownVr { vr: u32, ty: &'static str, count: usize },
     #[error("variable '{name}' ({causality}, {variability}) cannot be set {when}")]
-    NotSettable {
-        name: String,
-        causality: &'static str,
-        variability: &'static str,
-        when: &'static str,
-    },
+    NotSettable { name: String, causality: &'static str, variability: &'static str, when: &'static str },
     #[error("variable '{name}': {reason}; nothing was set")]
     BadValue { name: String, reason: String },
 }
@@ -61,11 +60,7 @@ pub enum WorldError {
     #[error("communication step size must be > 0 and finite, got {0}")]
     BadStepSize(f64),
     #[error("communication step {h} s needs {substeps} sub-steps of world.model_step = {model_step} s; too many (max 100000000)")]
-    TooManySubsteps {
-        h: f64,
-        model_step: f64,
-        substeps: f64,
-    },
+    TooManySubsteps { h: f64, model_step: f64, substeps: f64 },
     #[error("the simulation became non-finite at t = {time} s: '{name}' = {value}")]
     NonFinite { time: f64, name: String, value: f64 },
     #[error("parameter '{name}': {reason}")]
@@ -77,9 +72,16 @@ pub struct World {
     table: Arc<VariableTable>,
     layout: Arc<Layout>,
     dynamic: Dynamic,
+    /// The terrain surface, built from the (fixed) terrain parameters at
+    /// initialization.
+    surface: Surface,
     /// Per-body contact wrench of the current sub-step (preallocated: no allocation
     /// while stepping).
     scratch: Vec<ContactWrench>,
+    /// Per TerRA wheel: the last evaluation, for the outputs.
+    terra_out: Vec<(TerraInput, TerraOutput)>,
+    /// The rig's last evaluation, for the outputs.
+    rig_out: RigReport,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -103,25 +105,40 @@ fn start_values(table: &VariableTable) -> Values {
     v
 }
 
+/// Hub geometry of a TerRA wheel over the terrain, for any axle orientation.
+struct WheelGeometry {
+    input: TerraInput,
+    /// Terrain normal at the contact.
+    normal: Vector3<f64>,
+    /// Forward direction: axle x normal.
+    forward: Vector3<f64>,
+    /// From the hub to the lowest wheel point.
+    lever: Vector3<f64>,
+}
+
 impl World {
     /// A world in the state after fmi2Instantiate: start values, time 0.
     pub fn new(scenario: &Scenario) -> World {
         let (table, layout) = layout::build(scenario);
         let values = start_values(&table);
         let n_bodies = layout.bodies.len();
-        let n_pairs = layout.ground_pairs.len();
         let mut world = World {
-            table: Arc::new(table),
-            layout: Arc::new(layout),
             dynamic: Dynamic {
                 time: scenario.default_experiment.start_time,
                 values,
                 bodies: vec![RigidBodyState::default(); n_bodies],
-                memory: vec![ContactMemory::default(); n_pairs],
+                memory: vec![ContactMemory::default(); layout.ground_pairs.len()],
+                terra: vec![TerraState::default(); layout.terra_wheels.len()],
+                rig: layout.rig.map(|_| (RigState::default(), TerraState::default())),
                 outputs_dirty: true,
                 initializing: false,
             },
             scratch: vec![ContactWrench::default(); n_bodies],
+            terra_out: vec![Default::default(); layout.terra_wheels.len()],
+            rig_out: RigReport::default(),
+            surface: Surface::Plane { height: 0.0, angle: 0.0 },
+            table: Arc::new(table),
+            layout: Arc::new(layout),
         };
         // Valid start values cannot fail here (the scenario was validated).
         let _ = world.apply_initial_conditions();
@@ -167,99 +184,194 @@ impl World {
     }
 
     fn quaternion(&self, vrs: &[usize; 4]) -> Option<UnitQuaternion<f64>> {
-        let q = Quaternion::new(
-            self.real(vrs[0]),
-            self.real(vrs[1]),
-            self.real(vrs[2]),
-            self.real(vrs[3]),
-        );
+        let q = Quaternion::new(self.real(vrs[0]), self.real(vrs[1]), self.real(vrs[2]), self.real(vrs[3]));
         let n = q.norm();
         (n > 1e-12 && n.is_finite()).then(|| UnitQuaternion::from_quaternion(q))
     }
 
+    fn var_name(&self, ty: VarType, vr: usize) -> String {
+        self.table.get(ty, vr as u32).map(|v| v.name.clone()).unwrap_or_default()
+    }
+
+    /// The terrain surface from the current parameters.
+    fn build_surface(&self) -> Result<Surface, WorldError> {
+        Ok(match &self.layout.terrain {
+            TerrainVrs::Flat { height } => Surface::Plane { height: self.real(*height), angle: 0.0 },
+            TerrainVrs::Inclined { height, angle } => Surface::Plane { height: self.real(*height), angle: self.real(*angle) },
+            TerrainVrs::Ramps { height, starts, angles } => {
+                let xs: Vec<f64> = starts.iter().map(|&v| self.real(v)).collect();
+                for (i, w) in xs.windows(2).enumerate() {
+                    if w[1] <= w[0] {
+                        return Err(WorldError::BadParameter { name: self.var_name(VarType::Real, starts[i + 1]), reason: format!("ramps must start at increasing x: {} after {}", w[1], w[0]) });
+                    }
+                }
+                let a: Vec<f64> = angles.iter().map(|&v| self.real(v)).collect();
+                Surface::Profile { points: ramps_profile(self.real(*height), &xs, &a, 100.0) }
+            }
+            TerrainVrs::Profile { xs, zs } => {
+                let points: Vec<[f64; 2]> = xs.iter().zip(zs).map(|(&x, &z)| [self.real(x), self.real(z)]).collect();
+                for (i, w) in points.windows(2).enumerate() {
+                    if w[1][0] <= w[0][0] {
+                        return Err(WorldError::BadParameter { name: self.var_name(VarType::Real, xs[i + 1]), reason: format!("profile x must increase: {} after {}", w[1][0], w[0][0]) });
+                    }
+                }
+                Surface::Profile { points }
+            }
+        })
+    }
+
     fn apply_initial_conditions(&mut self) -> Result<(), WorldError> {
+        self.surface = self.build_surface()?;
         let layout = self.layout.clone();
         for (i, b) in layout.bodies.iter().enumerate() {
             if let MotionVrs::Free { r0, q0, v0, w0, .. } = &b.motion {
-                let q = self
-                    .quaternion(q0)
-                    .ok_or_else(|| WorldError::BadParameter {
-                        name: self
-                            .table
-                            .get(VarType::Real, q0[0] as u32)
-                            .map(|v| v.name.clone())
-                            .unwrap_or_default(),
-                        reason: "the initial orientation quaternion has zero length".into(),
-                    })?;
-                self.dynamic.bodies[i] = RigidBodyState {
-                    r: self.vec3(r0),
-                    q,
-                    v: self.vec3(v0),
-                    w: self.vec3(w0),
-                };
+                let q = self.quaternion(q0).ok_or_else(|| WorldError::BadParameter {
+                    name: self.var_name(VarType::Real, q0[0]),
+                    reason: "the initial orientation quaternion has zero length".into(),
+                })?;
+                self.dynamic.bodies[i] = RigidBodyState { r: self.vec3(r0), q, v: self.vec3(v0), w: self.vec3(w0) };
             }
+        }
+        for s in self.dynamic.terra.iter_mut() {
+            *s = TerraState::default();
+        }
+        if let Some(r) = &layout.rig {
+            let mode = self.dynamic.values.integers[r.mode];
+            if RigMode::from_code(mode).is_none() {
+                return Err(WorldError::BadParameter { name: "rig.mode".into(), reason: format!("must be 1 (slip-controlled) or 2 (force-controlled), got {mode}") });
+            }
+            let rig = RigState { x: self.real(r.x0), z: self.real(r.z0), ..Default::default() };
+            self.dynamic.rig = Some((rig, TerraState::default()));
         }
         Ok(())
     }
 
     fn material_of(&self, m: &MaterialVrs) -> (f64, f64, f64, f64) {
-        (
-            self.real(m.e),
-            self.real(m.nu),
-            self.real(m.zeta),
-            self.real(m.mu),
-        )
+        (self.real(m.e), self.real(m.nu), self.real(m.zeta), self.real(m.mu))
     }
 
-    /// Constants of the contact of body `b` with the ground, from the current parameters.
+    /// Constants of the BBCC contact of body `b` with the ground, from the current
+    /// parameters. Only called for validated pairs (both have materials).
     fn ground_constants(&self, b: usize) -> PairConstants {
         let body = &self.layout.bodies[b];
-        let (e1, nu1, z1, mu1) = self.material_of(&body.material);
-        let (e2, nu2, z2, mu2) = self.material_of(&self.layout.terrain_material);
-        // Buse 2023 section 4.1.1: 1/R = 1/R_1 + 1/R_2; the flat ground is unbounded.
-        let r_eff = hunt_crossley::effective_radius(self.real(body.contact_length), f64::INFINITY);
+        let (Some(bm), Some(tm), Some(bb), Some(len)) = (&body.material, &self.layout.terrain_material, &self.layout.bbcc, body.contact_length) else {
+            return PairConstants { k: 0.0, zeta: 1.0, mu: 0.0, v_d: 1.0, impact_velocity_min: 1.0 };
+        };
+        let (e1, nu1, z1, mu1) = self.material_of(bm);
+        let (e2, nu2, z2, mu2) = self.material_of(tm);
+        // Buse 2023 section 4.1.1: 1/R = 1/R_1 + 1/R_2; the ground is unbounded.
+        let r_eff = hunt_crossley::effective_radius(self.real(len), f64::INFINITY);
         PairConstants {
             k: hunt_crossley::stiffness(r_eff, e1, nu1, e2, nu2),
             zeta: harmonic_mean(z1, z2),
             mu: harmonic_mean(mu1, mu2),
-            v_d: self.real(self.layout.v_d),
-            impact_velocity_min: self.real(self.layout.impact_velocity_min),
+            v_d: self.real(bb.v_d),
+            impact_velocity_min: self.real(bb.impact_velocity_min),
         }
     }
 
     /// Position, velocity and angular velocity of body `b` (world).
     fn motion_of(&self, b: usize) -> BodyKinematics {
         match &self.layout.bodies[b].motion {
-            MotionVrs::Kinematic { r, v, w, .. } => BodyKinematics {
-                r: self.vec3(r),
-                v: self.vec3(v),
-                w: self.vec3(w),
-            },
+            MotionVrs::Kinematic { r, v, w, .. } => BodyKinematics { r: self.vec3(r), v: self.vec3(v), w: self.vec3(w) },
             MotionVrs::Free { .. } => {
                 let s = &self.dynamic.bodies[b];
-                BodyKinematics {
-                    r: s.r,
-                    v: s.v,
-                    w: s.w,
-                }
+                BodyKinematics { r: s.r, v: s.v, w: s.w }
             }
         }
     }
 
-    /// Contact wrenches of all bodies at the current state into `scratch`. With
-    /// `advance`, contact memories move on (a model step).
-    fn evaluate_contacts(&mut self, advance: bool) {
+    /// Orientation of body `b`, body to world.
+    fn orientation_of(&self, b: usize) -> UnitQuaternion<f64> {
+        match &self.layout.bodies[b].motion {
+            MotionVrs::Kinematic { q, .. } => self.quaternion(q).unwrap_or_else(UnitQuaternion::identity),
+            MotionVrs::Free { .. } => self.dynamic.bodies[b].q,
+        }
+    }
+
+    fn terra_params(&self, radius: f64, width: f64, mass: f64, g: f64) -> TerraParams {
+        let Some(t) = &self.layout.terra else { return TerraParams::table1() };
+        TerraParams {
+            radius,
+            width,
+            mass,
+            g,
+            k_c: self.real(t.k_c),
+            k_exp: self.real(t.k_exp),
+            k_d: self.real(t.k_d),
+            k_el: self.real(t.k_el),
+            k_s0: self.real(t.k_s0),
+            k_s_exp: self.real(t.k_s_exp),
+            k_s_max: self.real(t.k_s_max),
+            k_j: self.real(t.k_j),
+            t_pt1: self.real(t.t_pt1),
+            v_thresh: self.real(t.v_thresh),
+            k_p: self.real(t.k_p),
+            k_i: self.real(t.k_i),
+            k_awu: self.real(t.k_awu),
+            c: self.real(t.c),
+            phi: self.real(t.phi),
+            rho: self.real(t.rho),
+        }
+    }
+
+    /// TerRA parameters and contact geometry of force-element wheel `k` (body `b`).
+    fn terra_wheel(&self, b: usize) -> (TerraParams, WheelGeometry) {
+        let body = &self.layout.bodies[b];
+        let (radius, width) = match body.shape {
+            ShapeVrs::Wheel { radius, width } => (self.real(radius), self.real(width)),
+            ShapeVrs::Sphere { radius } => (self.real(radius), 0.0),
+        };
+        let mass = body.terra.map(|(m, _)| self.real(m)).unwrap_or(1.0);
+        let gravity = self.vec3(&self.layout.gravity);
+        let p = self.terra_params(radius, width, mass, gravity.norm());
+        let m = self.motion_of(b);
+        let axle = self.orientation_of(b) * Vector3::y();
+        let sp = self.surface.disc_contact(&m.r, radius);
+        let n = sp.normal;
+        // The disc's lowest point towards the ground: along -n projected onto the
+        // wheel plane. Its depth below the tangent plane is r |n_perp| - distance.
+        let n_perp = n - axle * n.dot(&axle);
+        let n_perp_len = n_perp.norm().max(1e-12);
+        let lever = -n_perp * (radius / n_perp_len);
+        let forward = axle.cross(&n).try_normalize(1e-12).unwrap_or_else(Vector3::x);
+        let down = if gravity.norm() > 0.0 { gravity.normalize() } else { -Vector3::z() };
+        let input = TerraInput {
+            z: radius * n_perp_len - sp.distance,
+            z_rate: -m.v.dot(&n),
+            omega: m.w.dot(&axle),
+            forward_velocity: m.v.dot(&forward),
+            slope: (-forward.dot(&down)).clamp(-1.0, 1.0).asin(),
+        };
+        (p, WheelGeometry { input, normal: n, forward, lever })
+    }
+
+    fn rig_drive(&self) -> Option<(TerraParams, RigDrive)> {
+        let r = self.layout.rig?;
+        let g = self.real(r.g);
+        let load = self.real(r.load_mass);
+        let p = self.terra_params(self.real(r.radius), self.real(r.width), load, g);
+        let mode = RigMode::from_code(self.dynamic.values.integers[r.mode]).unwrap_or(RigMode::ForceControlled);
+        Some((p, RigDrive { mode, load_mass: load, g, omega: self.real(r.omega_in), vx: self.real(r.vx_in), drawbar_force: self.real(r.drawbar_force) }))
+    }
+
+    /// Contact wrenches of all bodies at the current state into `scratch` (and the
+    /// TerRA evaluations into `terra_out`). With `dt > 0` the contact states advance by
+    /// a model step of `dt`; with `dt = 0` they are only evaluated.
+    fn evaluate_contacts(&mut self, dt: f64) {
         for w in self.scratch.iter_mut() {
             *w = ContactWrench::default();
         }
-        let ground = self.real(self.layout.terrain_height);
+        let advance = dt > 0.0;
         for p in 0..self.layout.ground_pairs.len() {
             let b = self.layout.ground_pairs[p];
             let body = self.motion_of(b);
+            let ShapeVrs::Sphere { radius } = self.layout.bodies[b].shape else { continue };
+            let radius = self.real(radius);
             let c = self.ground_constants(b);
-            let radius = self.real(self.layout.bodies[b].radius);
+            let ground = self.surface.disc_contact(&body.r, radius);
             let mut memory = self.dynamic.memory[p];
-            let cw = sphere_on_ground(&body, radius, ground, &c, &mut memory, advance);
+            let cw = sphere_on_surface(&body, radius, &ground, &c, &mut memory, advance);
             if advance {
                 self.dynamic.memory[p] = memory;
             }
@@ -269,25 +381,47 @@ impl World {
             acc.depth = acc.depth.max(cw.depth);
             acc.in_contact |= cw.in_contact;
         }
+        for k in 0..self.layout.terra_wheels.len() {
+            let b = self.layout.terra_wheels[k];
+            let (p, geo) = self.terra_wheel(b);
+            // dt = 0 evaluates on a copy: the states stay as they are.
+            let mut state = self.dynamic.terra[k];
+            let out = terra::step(&p, &mut state, &geo.input, dt);
+            if advance {
+                self.dynamic.terra[k] = state;
+            }
+            let force = geo.normal * out.normal_force + geo.forward * out.tangential_force;
+            // The normal force acts at the lowest wheel point; the traction is shear on
+            // the rim (torque -r F_traction about the axle); the resistance is earth
+            // pressure through the hub.
+            let axle = geo.forward.cross(&geo.normal);
+            let torque = geo.lever.cross(&(geo.normal * out.normal_force)) - axle * (p.radius * out.traction);
+            let acc = &mut self.scratch[b];
+            acc.force += force;
+            acc.torque += torque;
+            acc.depth = acc.depth.max(geo.input.z.max(0.0));
+            acc.in_contact |= out.in_contact;
+            self.terra_out[k] = (geo.input, out);
+        }
+        if let Some((p, drive)) = self.rig_drive() {
+            if let Some((rig, state)) = self.dynamic.rig.as_mut() {
+                let (mut r, mut s) = (*rig, *state);
+                self.rig_out = single_wheel::step(&mut r, &mut s, &p, &drive, &self.surface, dt);
+                if advance {
+                    *rig = r;
+                    *state = s;
+                }
+            }
+        }
     }
 
     fn substep(&mut self, dt: f64) {
-        self.evaluate_contacts(true);
+        self.evaluate_contacts(dt);
         let g = self.vec3(&self.layout.gravity);
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
-            if let MotionVrs::Free {
-                mass,
-                inertia,
-                f_ext,
-                t_ext,
-                ..
-            } = &body.motion
-            {
-                let m = MassProperties {
-                    mass: self.real(*mass),
-                    inertia: self.vec3(inertia),
-                };
+            if let MotionVrs::Free { mass, inertia, f_ext, t_ext, .. } = &body.motion {
+                let m = MassProperties { mass: self.real(*mass), inertia: self.vec3(inertia) };
                 let f = self.scratch[b].force + self.vec3(f_ext);
                 let t = self.scratch[b].torque + self.vec3(t_ext);
                 self.dynamic.bodies[b].step(&m, &f, &t, &g, dt);
@@ -305,11 +439,7 @@ impl World {
         // The small relative slack keeps h = 10 * model_step (with rounding) at 10 sub-steps.
         let substeps = (h / model_step * (1.0 - 1e-9)).ceil().max(1.0);
         if substeps > 1e8 {
-            return Err(WorldError::TooManySubsteps {
-                h,
-                model_step,
-                substeps,
-            });
+            return Err(WorldError::TooManySubsteps { h, model_step, substeps });
         }
         let n = substeps as u64;
         let dt = h / substeps;
@@ -326,34 +456,32 @@ impl World {
             if var.ty == VarType::Real {
                 let value = self.dynamic.values.reals[var.vr as usize];
                 if !value.is_finite() {
-                    return Err(WorldError::NonFinite {
-                        time: self.dynamic.time,
-                        name: var.name.clone(),
-                        value,
-                    });
+                    return Err(WorldError::NonFinite { time: self.dynamic.time, name: var.name.clone(), value });
                 }
             }
         }
         Ok(())
     }
 
-    /// Writes all outputs from the current state (no model memory changes).
+    /// Writes all outputs from the current state (no model state changes).
     fn refresh_outputs(&mut self) {
         if self.dynamic.initializing {
             // Parameters may have changed: initial states follow them. A bad value is
             // reported at fmi2ExitInitializationMode.
             let _ = self.apply_initial_conditions();
         }
-        self.evaluate_contacts(false);
+        self.evaluate_contacts(0.0);
         let layout = Arc::clone(&self.layout);
-        let vals = &mut self.dynamic.values;
         for (b, body) in layout.bodies.iter().enumerate() {
             let w = self.scratch[b];
+            let vals = &mut self.dynamic.values;
             for k in 0..3 {
                 vals.reals[body.f[k]] = w.force[k];
                 vals.reals[body.t[k]] = w.torque[k];
             }
-            vals.reals[body.penetration] = w.depth;
+            if let Some(p) = body.penetration {
+                vals.reals[p] = w.depth;
+            }
             vals.booleans[body.contact] = w.in_contact;
             if let MotionVrs::Free { r, q, v, w, .. } = &body.motion {
                 let s = &self.dynamic.bodies[b];
@@ -369,7 +497,50 @@ impl World {
                 vals.reals[q[3]] = qq.k;
             }
         }
+        for (k, &b) in layout.terra_wheels.iter().enumerate() {
+            let Some((_, vrs)) = layout.bodies[b].terra else { continue };
+            let (input, out) = self.terra_out[k];
+            let radius = match layout.bodies[b].shape {
+                ShapeVrs::Wheel { radius, .. } | ShapeVrs::Sphere { radius } => self.real(radius),
+            };
+            let state = self.dynamic.terra[k];
+            self.write_wheel_soil(&vrs, &input, &out, &state, radius);
+        }
+        if let (Some(r), Some((rig, state))) = (layout.rig, self.dynamic.rig) {
+            let rep = self.rig_out;
+            let omega = self.real(r.omega_in);
+            let vals = &mut self.dynamic.values.reals;
+            vals[r.x] = rig.x;
+            vals[r.z] = rig.z;
+            vals[r.vx] = rig.vx;
+            vals[r.vz] = rig.vz;
+            vals[r.omega] = omega;
+            vals[r.fx] = rep.fx;
+            vals[r.fz] = rep.fz;
+            vals[r.my] = rep.my;
+            let s = r.soil;
+            vals[s.sinkage] = rep.sinkage;
+            vals[s.z_eff] = rep.terra.z_eff;
+            vals[s.z_s] = state.z_s;
+            vals[s.z_peak] = state.z_peak;
+            vals[s.slip] = rep.slip;
+            vals[s.j_m] = state.j_m;
+            vals[s.f_n] = rep.terra.normal_force;
+            vals[s.f_t] = rep.terra.tangential_force;
+        }
         self.dynamic.outputs_dirty = false;
+    }
+
+    fn write_wheel_soil(&mut self, vrs: &WheelSoilVrs, input: &TerraInput, out: &TerraOutput, state: &TerraState, radius: f64) {
+        let vals = &mut self.dynamic.values.reals;
+        vals[vrs.sinkage] = input.z;
+        vals[vrs.z_eff] = out.z_eff;
+        vals[vrs.z_s] = state.z_s;
+        vals[vrs.z_peak] = state.z_peak;
+        vals[vrs.slip] = terra::slip(input.omega * radius, input.forward_velocity);
+        vals[vrs.j_m] = state.j_m;
+        vals[vrs.f_n] = out.normal_force;
+        vals[vrs.f_t] = out.tangential_force;
     }
 
     fn lookup(&self, ty: VarType, vr: u32) -> Result<&Variable, VarError> {
@@ -466,9 +637,12 @@ impl World {
         values: &[i32],
         phase: Phase,
     ) -> Result<(), VarError> {
-        for &vr in vrs {
+        for (&vr, &x) in vrs.iter().zip(values) {
             let var = self.lookup(VarType::Integer, vr)?;
             self.check_settable(var, phase)?;
+            if let Some(reason) = var.bounds.violation(x as f64) {
+                return Err(VarError::BadValue { name: var.name.clone(), reason });
+            }
         }
         for (&vr, &x) in vrs.iter().zip(values) {
             self.dynamic.values.integers[vr as usize] = x;
@@ -529,6 +703,10 @@ impl World {
     pub fn restore(&mut self, d: &Dynamic) -> Result<(), String> {
         self.fits(d)?;
         self.dynamic.clone_from(d);
+        // The terrain parameters are part of the values: rebuild the surface from them.
+        if let Ok(surface) = self.build_surface() {
+            self.surface = surface;
+        }
         Ok(())
     }
 
@@ -542,6 +720,8 @@ impl World {
             || v.strings.len() != t.count(VarType::String)
             || d.bodies.len() != self.layout.bodies.len()
             || d.memory.len() != self.layout.ground_pairs.len()
+            || d.terra.len() != self.layout.terra_wheels.len()
+            || d.rig.is_some() != self.layout.rig.is_some()
         {
             return Err(
                 "the FMU state does not belong to this model (its variables or bodies differ)"

@@ -3,3 +3,7 @@
 
 pub mod bbcc;
 pub mod rigid_body;
+pub mod rig;
+pub mod single_wheel;
+pub mod terra;
+pub mod terrain;

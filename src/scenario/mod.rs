@@ -5,7 +5,7 @@
 //! let text = r#"{
 //!   "name": "Drop", "model_identifier": "drop",
 //!   "default_experiment": {"stop_time": 1.0, "step_size": 0.001},
-//!   "terrain": {"type": "flat", "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5}},
+//!   "terrain": {"surface": {"type": "flat"}, "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5}},
 //!   "bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": -0.1},
 //!               "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5},
 //!               "motion": {"type": "free", "mass": 1.0}}]
@@ -93,7 +93,7 @@ mod tests {
     const GOOD: &str = r#"{
       "name": "Drop", "model_identifier": "drop",
       "default_experiment": {"stop_time": 1.0, "step_size": 0.001},
-      "terrain": {"type": "flat", "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5}},
+      "terrain": {"surface": {"type": "flat"}, "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5}},
       "bodies": [{"name": "ball", "shape": {"type": "sphere", "radius": 0.1},
                   "material": {"E": 1e7, "nu": 0.3, "zeta": 0.6, "mu": 0.5},
                   "motion": {"type": "free", "mass": 1.0, "position": [0, 0, 0.5]}}],

@@ -38,6 +38,14 @@ pub struct Scenario {
     /// model constants. Without it, nothing touches anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bbcc: Option<BbccSettings>,
+    /// TerRA wheel-soil model (Barthelmes 2018): constants, soil, and the kinematic
+    /// wheel bodies it acts on. Also the soil model of a `rig`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terra: Option<TerraSettings>,
+    /// The single-wheel test rig (DESIGN.md): a wheel whose hub the FMU moves in the
+    /// x-z plane over the terrain, driven at a commanded rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rig: Option<RigSpec>,
 }
 
 pub(crate) fn default_model_step() -> f64 {
@@ -60,18 +68,62 @@ pub struct DefaultExperiment {
     pub step_size: f64,
 }
 
-/// The ground. Its surface is the plane `z = height` (world frame), normal `+z`.
+/// The ground: a rigid surface (world frame, z up) and, for BBCC contacts with it, its
+/// material.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Terrain {
+    /// The surface's shape.
+    pub surface: SurfaceSpec,
+    /// Contact material of the ground (FMI parameters `terrain.E`, ...); required when
+    /// a BBCC pair includes the terrain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<Material>,
+}
+
+/// Shape of the ground surface. None varies along y.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Terrain {
-    /// Flat rigid ground.
+pub enum SurfaceSpec {
+    /// The plane `z = height` (FMI parameter `terrain.height`).
     Flat {
-        /// Height of the ground surface, m (FMI parameter `terrain.height`).
+        /// m
         #[serde(default)]
         height: f64,
-        /// Contact material of the ground (FMI parameters `terrain.E`, ...).
-        material: Material,
     },
+    /// The plane `z = height + x tan(angle)`, rising along +x (`terrain.height`,
+    /// `terrain.angle`).
+    Inclined {
+        /// Height at x = 0, m.
+        #[serde(default)]
+        height: f64,
+        /// Inclination about y, rad.
+        angle: f64,
+    },
+    /// Flat at `height`, then ramps: ramp i starts at `x` and rises at `angle` until
+    /// the next ramp starts (FMI parameters `terrain.slope<i>_x`,
+    /// `terrain.slope<i>_angle`, i from 1). The last ramp runs 100 m.
+    Ramps {
+        /// m
+        #[serde(default)]
+        height: f64,
+        /// In order of increasing `x`.
+        ramps: Vec<Ramp>,
+    },
+    /// A height profile z(x) through `points` `[x, z]` (m, increasing x), flat before
+    /// the first and after the last (FMI parameters `terrain.profile_x[i]`,
+    /// `terrain.profile_z[i]`).
+    Profile { points: Vec<[f64; 2]> },
+}
+
+/// One ramp of a [`SurfaceSpec::Ramps`] surface.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Ramp {
+    /// Start of the ramp, m.
+    pub x: f64,
+    /// Inclination, rad (uphill along +x positive).
+    pub angle: f64,
 }
 
 /// A contact body.
@@ -83,8 +135,9 @@ pub struct Body {
     pub name: String,
     /// Geometry, body frame (origin at the shape's centre unless the shape says otherwise).
     pub shape: Shape,
-    /// Contact material.
-    pub material: Material,
+    /// Contact material; required for bodies in BBCC pairs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub material: Option<Material>,
     /// Who moves the body: the importing tool (`kinematic`) or the FMU (`free`).
     pub motion: Motion,
 }
@@ -97,6 +150,15 @@ pub enum Shape {
     Sphere {
         /// m (FMI parameter `<body>.radius`).
         radius: f64,
+    },
+    /// Wheel: a disc of `radius` and `width` centred at the body origin, axle along the
+    /// body y axis (FMI parameters `<body>.radius`, `<body>.width`). For wheel-soil
+    /// models (TerRA).
+    Wheel {
+        /// m
+        radius: f64,
+        /// m
+        width: f64,
     },
 }
 
@@ -190,4 +252,146 @@ impl BbccSettings {
     pub fn default_impact_velocity_min() -> f64 {
         0.01
     }
+}
+
+/// TerRA settings (Barthelmes 2018). FMI parameters `terra.<constant>` and
+/// `soil.c`, `soil.phi`, `soil.rho`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerraSettings {
+    /// Model constants; default: Table 1 of the paper and the defaults named there.
+    #[serde(default)]
+    pub model: TerraModel,
+    /// Soil constants.
+    #[serde(default)]
+    pub soil: TerraSoil,
+    /// Kinematic `wheel` bodies TerRA acts on as a force element.
+    #[serde(default)]
+    pub wheels: Vec<TerraWheel>,
+}
+
+/// A kinematic wheel body with TerRA contact.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TerraWheel {
+    /// Name of a kinematic body with a `wheel` shape.
+    pub body: String,
+    /// Mass estimate m of eq. (6) and (10): the load the wheel carries, kg
+    /// (FMI parameter `<body>.mass_estimate`).
+    pub mass_estimate: f64,
+}
+
+/// TerRA model constants (Barthelmes 2018, Table 1 and section 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TerraModel {
+    /// Spring constant of eq. (2), N/m^k_exp.
+    pub k_c: f64,
+    /// Spring exponent of eq. (2), 1.
+    pub k_exp: f64,
+    /// Damping ratio of eq. (6), 1.
+    pub k_d: f64,
+    /// Elastic layer stiffness of eq. (3), N/m.
+    pub k_el: f64,
+    /// Sinkage where slip-sinkage stops, eq. (9), m.
+    pub k_s0: f64,
+    /// Slip-sinkage exponent, eq. (9), 1.
+    pub k_s_exp: f64,
+    /// Slip-sinkage scaling at zero sinkage, eq. (9), 1.
+    pub k_s_max: f64,
+    /// Shear deformation modulus of eq. (20), m.
+    pub k_j: f64,
+    /// PT1 time constant of eq. (22), s.
+    pub t_pt1: f64,
+    /// Slip velocity of the tanh regularization, eq. (26), m/s.
+    pub v_thresh: f64,
+    /// Resistance controller gain k_P, eq. (25), s/m.
+    pub k_p: f64,
+    /// Resistance controller integral gain k_I, eq. (25), 1/s.
+    pub k_i: f64,
+    /// Anti-windup factor, eq. (25), 1.
+    pub k_awu: f64,
+}
+
+impl Default for TerraModel {
+    fn default() -> Self {
+        let p = crate::models::terra::TerraParams::table1();
+        TerraModel {
+            k_c: p.k_c,
+            k_exp: p.k_exp,
+            k_d: p.k_d,
+            k_el: p.k_el,
+            k_s0: p.k_s0,
+            k_s_exp: p.k_s_exp,
+            k_s_max: p.k_s_max,
+            k_j: p.k_j,
+            t_pt1: p.t_pt1,
+            v_thresh: p.v_thresh,
+            k_p: p.k_p,
+            k_i: p.k_i,
+            k_awu: p.k_awu,
+        }
+    }
+}
+
+/// Soil constants of TerRA.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct TerraSoil {
+    /// Cohesion, Pa.
+    pub c: f64,
+    /// Internal friction angle, rad.
+    pub phi: f64,
+    /// Bulk density, kg/m^3.
+    pub rho: f64,
+}
+
+impl Default for TerraSoil {
+    fn default() -> Self {
+        let p = crate::models::terra::TerraParams::table1();
+        TerraSoil { c: p.c, phi: p.phi, rho: p.rho }
+    }
+}
+
+/// The single-wheel rig. The values are start values of its FMI variables.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RigSpec {
+    /// 1: slip-controlled (carriage speed `vx` prescribed); 2: force-controlled
+    /// (carriage free in x, pulled back by `drawbar_force`). `rig.mode`.
+    pub mode: i32,
+    /// Vertical load on the wheel, wheel included, kg. `rig.load_mass`.
+    pub load_mass: f64,
+    /// Gravity, m/s^2. `rig.g`.
+    #[serde(default = "default_g")]
+    pub g: f64,
+    /// Wheel radius, m. `wheel.radius`.
+    pub radius: f64,
+    /// Wheel width, m. `wheel.width`.
+    pub width: f64,
+    /// Initial hub position [x, z], m. `wheel.x0`, `wheel.z0`.
+    pub position: [f64; 2],
+    /// Start value of the input `rig.omega`, rad/s.
+    #[serde(default)]
+    pub omega: f64,
+    /// Start value of the input `rig.vx`, m/s.
+    #[serde(default)]
+    pub vx: f64,
+    /// Start value of the input `rig.drawbar_force`, N.
+    #[serde(default)]
+    pub drawbar_force: f64,
+    /// The wheel-soil model: `terra` (the scenario's `terra` settings).
+    pub soil_model: RigSoilModel,
+}
+
+/// Wheel-soil models the rig can use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RigSoilModel {
+    /// TerRA (Barthelmes 2018).
+    Terra,
+}
+
+fn default_g() -> f64 {
+    9.81
 }

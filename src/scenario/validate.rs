@@ -50,6 +50,11 @@ impl Checker {
             );
         }
     }
+    fn angle(&mut self, path: &str, a: f64) {
+        if self.finite(path, a) && a.abs() >= 1.4 {
+            self.err(path, format!("must be an inclination in rad within (-1.4, 1.4) (80 deg), got {a}"));
+        }
+    }
     fn material(&mut self, path: &str, m: &Material) {
         self.positive(&format!("{path}.E"), m.E);
         let nu = format!("{path}.nu");
@@ -101,11 +106,42 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
     c.positive("model_step", s.model_step);
     c.vec("gravity", &s.gravity);
 
-    match &s.terrain {
-        Terrain::Flat { height, material } => {
-            c.finite("terrain.height", *height);
-            c.material("terrain.material", material);
+    match &s.terrain.surface {
+        SurfaceSpec::Flat { height } => {
+            c.finite("terrain.surface.height", *height);
         }
+        SurfaceSpec::Inclined { height, angle } => {
+            c.finite("terrain.surface.height", *height);
+            c.angle("terrain.surface.angle", *angle);
+        }
+        SurfaceSpec::Ramps { height, ramps } => {
+            c.finite("terrain.surface.height", *height);
+            if ramps.is_empty() {
+                c.err("terrain.surface.ramps", "needs at least one ramp");
+            }
+            for (i, r) in ramps.iter().enumerate() {
+                let p = format!("terrain.surface.ramps[{i}]");
+                c.finite(&format!("{p}.x"), r.x);
+                c.angle(&format!("{p}.angle"), r.angle);
+                if i > 0 && r.x <= ramps[i - 1].x {
+                    c.err(format!("{p}.x"), format!("must be > the previous ramp's x ({}), got {}", ramps[i - 1].x, r.x));
+                }
+            }
+        }
+        SurfaceSpec::Profile { points } => {
+            if points.len() < 2 {
+                c.err("terrain.surface.points", format!("needs at least 2 points, got {}", points.len()));
+            }
+            for (i, pt) in points.iter().enumerate() {
+                c.vec(&format!("terrain.surface.points[{i}]"), pt);
+                if i > 0 && pt[0] <= points[i - 1][0] {
+                    c.err(format!("terrain.surface.points[{i}][0]"), format!("x must increase: {} after {}", pt[0], points[i - 1][0]));
+                }
+            }
+        }
+    }
+    if let Some(m) = &s.terrain.material {
+        c.material("terrain.material", m);
     }
 
     let mut names: Vec<&str> = vec![];
@@ -130,8 +166,14 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
         names.push(&b.name);
         match &b.shape {
             Shape::Sphere { radius } => c.positive(&format!("{p}.shape.radius"), *radius),
+            Shape::Wheel { radius, width } => {
+                c.positive(&format!("{p}.shape.radius"), *radius);
+                c.positive(&format!("{p}.shape.width"), *width);
+            }
         }
-        c.material(&format!("{p}.material"), &b.material);
+        if let Some(m) = &b.material {
+            c.material(&format!("{p}.material"), m);
+        }
         match &b.motion {
             Motion::Kinematic {
                 position,
@@ -204,5 +246,71 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
             seen.push(key);
         }
     }
+
+    if let Some(t) = &s.terra {
+        terra(&mut c, s, t);
+    }
+    if let Some(r) = &s.rig {
+        rig(&mut c, s, r);
+    }
     c.errors
+}
+
+fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
+    let m = &t.model;
+    for (name, v) in [("k_c", m.k_c), ("k_exp", m.k_exp), ("k_el", m.k_el), ("k_s0", m.k_s0), ("k_j", m.k_j), ("t_pt1", m.t_pt1), ("v_thresh", m.v_thresh), ("k_p", m.k_p), ("k_awu", m.k_awu)] {
+        c.positive(&format!("terra.model.{name}"), v);
+    }
+    for (name, v) in [("k_d", m.k_d), ("k_s_exp", m.k_s_exp), ("k_s_max", m.k_s_max), ("k_i", m.k_i)] {
+        c.non_negative(&format!("terra.model.{name}"), v);
+    }
+    c.non_negative("terra.soil.c", t.soil.c);
+    c.positive("terra.soil.rho", t.soil.rho);
+    if c.finite("terra.soil.phi", t.soil.phi) && !(t.soil.phi > 0.0 && t.soil.phi < std::f64::consts::FRAC_PI_2) {
+        c.err("terra.soil.phi", format!("must be in (0, pi/2) rad, got {}", t.soil.phi));
+    }
+    let mut seen: Vec<&str> = vec![];
+    for (i, w) in t.wheels.iter().enumerate() {
+        let p = format!("terra.wheels[{i}]");
+        c.positive(&format!("{p}.mass_estimate"), w.mass_estimate);
+        match s.bodies.iter().find(|b| b.name == w.body) {
+            None => c.err(format!("{p}.body"), format!("no body named '{}'", w.body)),
+            Some(b) => {
+                if !matches!(b.shape, Shape::Wheel { .. }) {
+                    c.err(format!("{p}.body"), format!("'{}' must have a wheel shape", w.body));
+                }
+                if !matches!(b.motion, Motion::Kinematic { .. }) {
+                    c.err(format!("{p}.body"), format!("'{}' must be kinematic (TerRA is a force element on a driven wheel)", w.body));
+                }
+            }
+        }
+        if seen.contains(&w.body.as_str()) {
+            c.err(format!("{p}.body"), format!("'{}' is listed twice", w.body));
+        }
+        seen.push(&w.body);
+    }
+}
+
+fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
+    if r.mode != 1 && r.mode != 2 {
+        c.err("rig.mode", format!("must be 1 (slip-controlled) or 2 (force-controlled), got {}", r.mode));
+    }
+    c.positive("rig.load_mass", r.load_mass);
+    c.positive("rig.g", r.g);
+    c.positive("rig.radius", r.radius);
+    c.positive("rig.width", r.width);
+    c.vec("rig.position", &r.position);
+    c.finite("rig.omega", r.omega);
+    c.finite("rig.vx", r.vx);
+    c.finite("rig.drawbar_force", r.drawbar_force);
+    match r.soil_model {
+        RigSoilModel::Terra => {
+            if s.terra.is_none() {
+                c.err("rig.soil_model", "'terra' needs a \"terra\" section with the model and soil constants");
+            }
+        }
+    }
+    if let Some(i) = s.bodies.iter().position(|b| b.name == "wheel") {
+        c.err(format!("bodies[{i}].name"), "'wheel' is the rig's wheel: choose another name");
+    }
 }

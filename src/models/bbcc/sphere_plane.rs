@@ -1,7 +1,8 @@
-//! A sphere on the flat ground plane `z = h` (normal `+z`, world frame): contact
-//! geometry and the BBCC wrench of the contact (Buse 2023, eq. (1)-(4)).
+//! A sphere on rigid ground: the BBCC wrench of the contact (Buse 2023, eq. (1)-(4)),
+//! world frame. The ground near the contact is its tangent plane.
 
 use super::{friction, hunt_crossley, BodyKinematics, ContactMemory};
+use crate::models::terrain::SurfacePoint;
 use nalgebra::Vector3;
 
 /// Constants of one sphere-ground contact, already combined for the pair.
@@ -33,28 +34,29 @@ pub struct ContactWrench {
 }
 
 /// Contact of a sphere of radius `radius` (m) centred at the body origin with the
-/// ground `z = ground_height` (m).
+/// ground, given as the ground's closest point and normal to the centre (`ground`,
+/// see [`crate::models::terrain::Surface::disc_contact`]).
 ///
 /// `memory` carries the impact velocity of the running contact. With `advance` the
 /// memory is updated (a model step); without it the call only evaluates (an output
 /// refresh between steps).
-pub fn sphere_on_ground(
+pub fn sphere_on_surface(
     body: &BodyKinematics,
     radius: f64,
-    ground_height: f64,
+    ground: &SurfacePoint,
     c: &PairConstants,
     memory: &mut ContactMemory,
     advance: bool,
 ) -> ContactWrench {
-    let BodyKinematics { r: center, v, w } = body;
-    let depth = radius + ground_height - center.z;
+    let BodyKinematics { v, w, .. } = body;
+    let depth = radius - ground.distance;
     if depth <= 0.0 {
         if advance {
             *memory = ContactMemory::default();
         }
         return ContactWrench::default();
     }
-    let normal = Vector3::z();
+    let normal = ground.normal;
     // Contact point: halfway into the overlap, below the centre.
     let lever = -normal * (radius - 0.5 * depth);
     let v_point = v + w.cross(&lever);
@@ -87,6 +89,12 @@ pub fn sphere_on_ground(
 mod tests {
     use super::*;
 
+    /// Flat ground z = 0 under the body.
+    fn on_ground(b: BodyKinematics, radius: f64, c: &PairConstants, m: &mut ContactMemory, advance: bool) -> ContactWrench {
+        let ground = crate::models::terrain::Surface::Plane { height: 0.0, angle: 0.0 }.closest(&b.r);
+        sphere_on_surface(&b, radius, &ground, c, m, advance)
+    }
+
     fn at(r: Vector3<f64>, v: Vector3<f64>) -> BodyKinematics {
         BodyKinematics {
             r,
@@ -111,14 +119,7 @@ mod tests {
         let c = constants();
         let r = 0.1;
         let delta: f64 = 2e-3;
-        let w = sphere_on_ground(
-            &at(Vector3::new(0.3, -0.2, r - delta), Vector3::zeros()),
-            r,
-            0.0,
-            &c,
-            &mut m,
-            true,
-        );
+        let w = on_ground(at(Vector3::new(0.3, -0.2, r - delta), Vector3::zeros()), r, &c, &mut m, true);
         assert!((w.force.z - c.k * delta.powf(1.5)).abs() < 1e-9 * w.force.z);
         assert_eq!(w.force.x, 0.0);
         assert!(w.torque.norm() < 1e-12);
@@ -128,14 +129,7 @@ mod tests {
     #[test]
     fn a_sliding_sphere_gets_friction_against_the_slip_and_a_torque_that_spins_it_up() {
         let mut m = ContactMemory::default();
-        let w = sphere_on_ground(
-            &at(Vector3::new(0.0, 0.0, 0.099), Vector3::new(1.0, 0.0, 0.0)),
-            0.1,
-            0.0,
-            &constants(),
-            &mut m,
-            true,
-        );
+        let w = on_ground(at(Vector3::new(0.0, 0.0, 0.099), Vector3::new(1.0, 0.0, 0.0)), 0.1, &constants(), &mut m, true);
         assert!(w.force.x < 0.0);
         // friction at the bottom pointing -x makes the ball roll forward: +y torque
         assert!(w.torque.y > 0.0);
@@ -144,42 +138,14 @@ mod tests {
     #[test]
     fn evaluating_without_advancing_leaves_the_memory_alone() {
         let mut m = ContactMemory::default();
-        sphere_on_ground(
-            &at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)),
-            0.1,
-            0.0,
-            &constants(),
-            &mut m,
-            false,
-        );
+        on_ground(at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)), 0.1, &constants(), &mut m, false);
         assert_eq!(m, ContactMemory::default());
-        sphere_on_ground(
-            &at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)),
-            0.1,
-            0.0,
-            &constants(),
-            &mut m,
-            true,
-        );
+        on_ground(at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)), 0.1, &constants(), &mut m, true);
         assert_eq!(m.impact_velocity, 1.0);
         // the impact velocity is kept while the contact lasts
-        sphere_on_ground(
-            &at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, 0.5)),
-            0.1,
-            0.0,
-            &constants(),
-            &mut m,
-            true,
-        );
+        on_ground(at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, 0.5)), 0.1, &constants(), &mut m, true);
         assert_eq!(m.impact_velocity, 1.0);
-        sphere_on_ground(
-            &at(Vector3::new(0.0, 0.0, 0.2), Vector3::zeros()),
-            0.1,
-            0.0,
-            &constants(),
-            &mut m,
-            true,
-        );
+        on_ground(at(Vector3::new(0.0, 0.0, 0.2), Vector3::zeros()), 0.1, &constants(), &mut m, true);
         assert!(!m.in_contact);
     }
 }

@@ -1,0 +1,185 @@
+//! TerRA: Terramechanics for Real-time Application (Barthelmes 2018). A one-point
+//! empirical wheel-soil model for the normal and longitudinal force of a wheel on sand,
+//! with elasto-plastic sinkage, slip-sinkage, a slip length built up over the contact
+//! patch, and passive earth pressure resistance. No spatial discretization.
+//!
+//! - [`normal`]: eq. (2)-(7), the elasto-plastic normal force.
+//! - [`sinkage`]: eq. (8)-(18), dynamic slip-sinkage and driving out of the imprint.
+//! - [`traction`]: eq. (19)-(23), Mohr-Coulomb / Janosi-Hanamoto traction.
+//! - [`resistance`]: eq. (24)-(26), passive earth pressure through a limited PI.
+//!
+//! Frames: the contact frame of the wheel, with the terrain normal `n`, the forward
+//! direction `f` (tangent to the terrain, perpendicular to the axle) and the axle.
+//! Positive wheel rate `omega` drives forward.
+
+pub mod normal;
+pub mod params;
+pub mod resistance;
+pub mod sinkage;
+pub mod traction;
+
+pub use params::TerraParams;
+use serde::{Deserialize, Serialize};
+
+/// The model's states (Barthelmes 2018: z_peak, z_s, j_m, x_m and the PI integrator).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct TerraState {
+    /// Peak sinkage z_peak, m (eq. (16)).
+    pub z_peak: f64,
+    /// Slip-sinkage z_s, m (eq. (18)).
+    pub z_s: f64,
+    /// Slip length j_m, m: integral of the slip velocity (eq. (21)), signed.
+    pub j_m: f64,
+    /// Length x_m over which the slip length builds up, m (eq. (22)).
+    pub x_m: f64,
+    /// Integrator I of the resistance controller, N m (eq. (25)).
+    pub pi_integrator: f64,
+}
+
+/// What the multibody side gives TerRA at one instant (contact frame).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TerraInput {
+    /// Total geometric sinkage z of the lowest wheel point below the surface, m (eq. (1)).
+    pub z: f64,
+    /// dz/dt, m/s.
+    pub z_rate: f64,
+    /// Wheel angular velocity about its axle, rad/s, positive drives forward.
+    pub omega: f64,
+    /// Hub velocity along the forward direction f, v_t,x, m/s.
+    pub forward_velocity: f64,
+    /// Terrain inclination along f, alpha, rad, uphill positive (eq. (12)).
+    pub slope: f64,
+}
+
+/// Forces and diagnostics of one evaluation (contact frame).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TerraOutput {
+    /// Normal force F_n on the wheel along n, N (eq. (7)).
+    pub normal_force: f64,
+    /// Tangential force F_t on the wheel along f, N (eq. (26)): traction plus resistance.
+    pub tangential_force: f64,
+    /// The traction part of F_t, N: shear on the rim; its torque about the axle is
+    /// `-r F_traction`.
+    pub traction: f64,
+    /// The resistance part of F_t, N: earth pressure, through the hub.
+    pub resistance: f64,
+    /// Effective sinkage z_eff = z - z_s, m (eq. (1)).
+    pub z_eff: f64,
+    /// Slip velocity v_s = omega r - v_t,x, m/s (eq. (8)).
+    pub slip_velocity: f64,
+    /// The wheel touches the soil (z > 0).
+    pub in_contact: bool,
+}
+
+/// Longitudinal slip: `(omega r - v)/(omega r)` when driving (|omega r| >= |v|),
+/// `(omega r - v)/v` when braking; 0 when both are zero.
+pub fn slip(rim_speed: f64, forward_velocity: f64) -> f64 {
+    let vs = rim_speed - forward_velocity;
+    if vs == 0.0 {
+        0.0
+    } else if rim_speed.abs() >= forward_velocity.abs() {
+        vs / rim_speed
+    } else {
+        vs / forward_velocity
+    }
+}
+
+/// Advances the TerRA states by `dt` (s, explicit Euler; the PT1 of eq. (22) backward
+/// Euler) and returns the forces at the start of the step.
+pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) -> TerraOutput {
+    let z = input.z;
+    if z <= 0.0 {
+        // Out of the soil: no force, no slip-sinkage and no sheared soil under the wheel.
+        // The plastic imprint (z_peak) stays where it is.
+        s.z_s = 0.0;
+        s.j_m = 0.0;
+        s.x_m = 0.0;
+        s.pi_integrator = 0.0;
+        return TerraOutput { slip_velocity: input.omega * p.radius - input.forward_velocity, ..Default::default() };
+    }
+    let v_s = input.omega * p.radius - input.forward_velocity; // eq. (8)
+    let z_eff = z - s.z_s; // eq. (1)
+    if z_eff >= s.z_peak {
+        s.z_peak = z_eff; // eq. (16), loading: z_peak follows z_eff
+    }
+    let d_el = normal::elastic_layer(p, normal::peak_force(p, s.z_peak)); // eq. (2), (5)
+
+    // Sinkage rates, eq. (9), (11), (14), (15), (18).
+    let z_in = sinkage::inward_rate(p, z, v_s);
+    let z_out = sinkage::outward_rate(p, z, input.slope, input.forward_velocity);
+    let z_out_peak = sinkage::peak_fraction(s.z_peak, z_eff, d_el) * z_out;
+    let z_out_s = z_out - z_out_peak;
+    let z_s_rate = z_in - z_out_s;
+
+    // Normal force, eq. (3), (6), (7).
+    let z_eff_rate = input.z_rate - z_s_rate;
+    let normal_force = normal::spring_force(p, z_eff, s.z_peak) + normal::damping_force(p, z_eff_rate);
+
+    // Traction, eq. (13), (19), (23), regularized around zero slip as in eq. (26). The
+    // sign: v_s > 0 (rim faster than the hub) pushes the wheel forward.
+    let x_e = 2.0 * sinkage::half_patch_length(p.radius, z);
+    let tau_max = traction::max_shear_stress(p, normal_force, x_e * p.width, input.slope);
+    let f_tr = traction::traction_force(p, tau_max, s.j_m, s.x_m, x_e);
+    let traction_force = f_tr * (v_s / p.v_thresh).tanh();
+
+    // Resistance, eq. (24)-(26).
+    let f_res = resistance::max_resistance(p, z);
+    let res = resistance::limited_pi(p, input.forward_velocity, f_res, s.pi_integrator);
+
+    // Integrate the states.
+    if z_eff < s.z_peak {
+        s.z_peak = (s.z_peak - dt * z_out_peak).max(0.0); // eq. (16), decreasing
+    }
+    s.z_s = (s.z_s + dt * z_s_rate).clamp(0.0, z); // eq. (18)
+    s.j_m += dt * v_s; // eq. (21)
+    let target = traction::build_up_length_target(input.forward_velocity, v_s, s.j_m);
+    let a = dt / p.t_pt1;
+    s.x_m = (s.x_m + a * target) / (1.0 + a); // eq. (22), PT1
+    s.pi_integrator += dt * res.integrator_rate; // eq. (25)
+
+    TerraOutput {
+        normal_force,
+        tangential_force: traction_force + res.force,
+        traction: traction_force,
+        resistance: res.force,
+        z_eff,
+        slip_velocity: v_s,
+        in_contact: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slip_is_defined_for_driving_and_braking() {
+        assert_eq!(slip(1.0, 0.75), 0.25);
+        assert_eq!(slip(1.0, 0.0), 1.0);
+        assert_eq!(slip(0.5, 1.0), -0.5);
+        assert_eq!(slip(0.0, 1.0), -1.0);
+        assert_eq!(slip(0.0, 0.0), 0.0);
+    }
+
+    #[test]
+    fn a_wheel_pressed_in_at_rest_carries_its_weight_on_the_virgin_curve() {
+        let p = TerraParams::table1();
+        let mut s = TerraState::default();
+        let z = sinkage::ideal_sinkage(&p);
+        let out = step(&p, &mut s, &TerraInput { z, ..Default::default() }, 1e-3);
+        assert!((out.normal_force - p.mass * p.g).abs() < 1e-9);
+        assert_eq!(s.z_peak, z);
+        assert_eq!(out.tangential_force, 0.0);
+    }
+
+    #[test]
+    fn out_of_the_soil_there_is_no_force_and_no_slip_memory() {
+        let p = TerraParams::table1();
+        let mut s = TerraState { z_peak: 0.02, z_s: 0.01, j_m: 0.3, x_m: 0.1, pi_integrator: 3.0 };
+        let out = step(&p, &mut s, &TerraInput { z: -0.001, omega: 1.0, ..Default::default() }, 1e-3);
+        assert_eq!(out.normal_force, 0.0);
+        assert!(!out.in_contact);
+        assert_eq!((s.z_s, s.j_m, s.x_m, s.pi_integrator), (0.0, 0.0, 0.0, 0.0));
+        assert_eq!(s.z_peak, 0.02);
+    }
+}
