@@ -1,8 +1,12 @@
 //! Builds the variable table of a scenario and remembers where each model quantity
 //! lives in it (the value references of every parameter, input and output).
 
-use super::variables::{Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable};
-use crate::scenario::{Body, Material, Motion, RigSpec, Scenario, Shape, SurfaceSpec, TerraSettings};
+use super::variables::{
+    Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,
+};
+use crate::scenario::{
+    Body, Material, Motion, RigSpec, Scenario, Shape, SurfaceSpec, TerraSettings,
+};
 
 /// Value references of a contact material.
 #[derive(Debug, Clone, Copy)]
@@ -16,17 +20,34 @@ pub struct MaterialVrs {
 /// Value references of the terrain surface's parameters.
 #[derive(Debug, Clone)]
 pub enum TerrainVrs {
-    Flat { height: usize },
-    Inclined { height: usize, angle: usize },
-    Ramps { height: usize, starts: Vec<usize>, angles: Vec<usize> },
-    Profile { xs: Vec<usize>, zs: Vec<usize> },
+    Flat {
+        height: usize,
+    },
+    Inclined {
+        height: usize,
+        angle: usize,
+    },
+    Ramps {
+        height: usize,
+        starts: Vec<usize>,
+        angles: Vec<usize>,
+    },
+    Profile {
+        xs: Vec<usize>,
+        zs: Vec<usize>,
+    },
 }
 
 /// Value references that depend on how a body moves.
 #[derive(Debug, Clone)]
 pub enum MotionVrs {
     /// Inputs from the importing tool.
-    Kinematic { r: [usize; 3], q: [usize; 4], v: [usize; 3], w: [usize; 3] },
+    Kinematic {
+        r: [usize; 3],
+        q: [usize; 4],
+        v: [usize; 3],
+        w: [usize; 3],
+    },
     /// Parameters, external-load inputs and state outputs of a free body.
     Free {
         mass: usize,
@@ -156,48 +177,185 @@ use Variability::{Fixed, Tunable};
 
 fn material(t: &mut VariableTable, prefix: &str, m: &Material) -> MaterialVrs {
     MaterialVrs {
-        e: t.real_parameter(format!("{prefix}.E"), Tunable, "Pa", m.E, Bounds::POSITIVE, "Young's modulus E (Buse 2023 eq. (3))"),
-        nu: t.real_parameter(format!("{prefix}.nu"), Tunable, "1", m.nu, Bounds { min: Some(0.0), max: Some(0.5), positive: false }, "Poisson ratio nu (Buse 2023 eq. (3))"),
-        zeta: t.real_parameter(format!("{prefix}.zeta"), Tunable, "1", m.zeta, Bounds { min: Some(0.0), max: Some(1.0), positive: true }, "coefficient of restitution zeta (Buse 2023 eq. (2)); a pair uses the harmonic mean"),
-        mu: t.real_parameter(format!("{prefix}.mu"), Tunable, "1", m.mu, Bounds::NON_NEGATIVE, "Coulomb friction coefficient mu (Buse 2023 eq. (4)); a pair uses the harmonic mean"),
+        e: t.real_parameter(
+            format!("{prefix}.E"),
+            Tunable,
+            "Pa",
+            m.E,
+            Bounds::POSITIVE,
+            "Young's modulus E (Buse 2023 eq. (3))",
+        ),
+        nu: t.real_parameter(
+            format!("{prefix}.nu"),
+            Tunable,
+            "1",
+            m.nu,
+            Bounds {
+                min: Some(0.0),
+                max: Some(0.5),
+                positive: false,
+            },
+            "Poisson ratio nu (Buse 2023 eq. (3))",
+        ),
+        zeta: t.real_parameter(
+            format!("{prefix}.zeta"),
+            Tunable,
+            "1",
+            m.zeta,
+            Bounds {
+                min: Some(0.0),
+                max: Some(1.0),
+                positive: true,
+            },
+            "coefficient of restitution zeta (Buse 2023 eq. (2)); a pair uses the harmonic mean",
+        ),
+        mu: t.real_parameter(
+            format!("{prefix}.mu"),
+            Tunable,
+            "1",
+            m.mu,
+            Bounds::NON_NEGATIVE,
+            "Coulomb friction coefficient mu (Buse 2023 eq. (4)); a pair uses the harmonic mean",
+        ),
     }
 }
 
-fn vec3_param(t: &mut VariableTable, name: &str, unit: &'static str, start: [f64; 3], what: &str) -> [usize; 3] {
-    t.real_array(name, |t, n, i| t.real_parameter(n, Fixed, unit, start[i], Bounds::ANY, format!("{what}, component {}", i + 1)))
+fn vec3_param(
+    t: &mut VariableTable,
+    name: &str,
+    unit: &'static str,
+    start: [f64; 3],
+    what: &str,
+) -> [usize; 3] {
+    t.real_array(name, |t, n, i| {
+        t.real_parameter(
+            n,
+            Fixed,
+            unit,
+            start[i],
+            Bounds::ANY,
+            format!("{what}, component {}", i + 1),
+        )
+    })
 }
 
 fn vec3_output(t: &mut VariableTable, name: &str, unit: &'static str, what: &str) -> [usize; 3] {
-    t.real_array(name, |t, n, i| t.real_output(n, unit, format!("{what}, component {}", i + 1)))
+    t.real_array(name, |t, n, i| {
+        t.real_output(n, unit, format!("{what}, component {}", i + 1))
+    })
 }
 
-fn vec3_input(t: &mut VariableTable, name: &str, unit: &'static str, start: [f64; 3], what: &str) -> [usize; 3] {
-    t.real_array(name, |t, n, i| t.real_input(n, unit, start[i], format!("{what}, component {}", i + 1)))
+fn vec3_input(
+    t: &mut VariableTable,
+    name: &str,
+    unit: &'static str,
+    start: [f64; 3],
+    what: &str,
+) -> [usize; 3] {
+    t.real_array(name, |t, n, i| {
+        t.real_input(n, unit, start[i], format!("{what}, component {}", i + 1))
+    })
 }
 
 fn terrain(t: &mut VariableTable, s: &Scenario) -> TerrainVrs {
-    const ANGLE: Bounds = Bounds { min: Some(-1.4), max: Some(1.4), positive: false };
+    const ANGLE: Bounds = Bounds {
+        min: Some(-1.4),
+        max: Some(1.4),
+        positive: false,
+    };
     match &s.terrain.surface {
         SurfaceSpec::Flat { height } => TerrainVrs::Flat {
-            height: t.real_parameter("terrain.height", Fixed, "m", *height, Bounds::ANY, "height of the flat ground (z = height, normal +z)"),
+            height: t.real_parameter(
+                "terrain.height",
+                Fixed,
+                "m",
+                *height,
+                Bounds::ANY,
+                "height of the flat ground (z = height, normal +z)",
+            ),
         },
         SurfaceSpec::Inclined { height, angle } => TerrainVrs::Inclined {
-            height: t.real_parameter("terrain.height", Fixed, "m", *height, Bounds::ANY, "ground height at x = 0"),
-            angle: t.real_parameter("terrain.angle", Fixed, "rad", *angle, ANGLE, "inclination of the ground about y, rising along +x"),
+            height: t.real_parameter(
+                "terrain.height",
+                Fixed,
+                "m",
+                *height,
+                Bounds::ANY,
+                "ground height at x = 0",
+            ),
+            angle: t.real_parameter(
+                "terrain.angle",
+                Fixed,
+                "rad",
+                *angle,
+                ANGLE,
+                "inclination of the ground about y, rising along +x",
+            ),
         },
         SurfaceSpec::Ramps { height, ramps } => {
-            let height = t.real_parameter("terrain.height", Fixed, "m", *height, Bounds::ANY, "height of the flat ground before the first ramp");
+            let height = t.real_parameter(
+                "terrain.height",
+                Fixed,
+                "m",
+                *height,
+                Bounds::ANY,
+                "height of the flat ground before the first ramp",
+            );
             let mut starts = vec![];
             let mut angles = vec![];
             for (i, r) in ramps.iter().enumerate() {
-                starts.push(t.real_parameter(format!("terrain.slope{}_x", i + 1), Fixed, "m", r.x, Bounds::ANY, format!("x where ramp {} starts", i + 1)));
-                angles.push(t.real_parameter(format!("terrain.slope{}_angle", i + 1), Fixed, "rad", r.angle, ANGLE, format!("inclination of ramp {}, uphill along +x positive", i + 1)));
+                starts.push(t.real_parameter(
+                    format!("terrain.slope{}_x", i + 1),
+                    Fixed,
+                    "m",
+                    r.x,
+                    Bounds::ANY,
+                    format!("x where ramp {} starts", i + 1),
+                ));
+                angles.push(t.real_parameter(
+                    format!("terrain.slope{}_angle", i + 1),
+                    Fixed,
+                    "rad",
+                    r.angle,
+                    ANGLE,
+                    format!("inclination of ramp {}, uphill along +x positive", i + 1),
+                ));
             }
-            TerrainVrs::Ramps { height, starts, angles }
+            TerrainVrs::Ramps {
+                height,
+                starts,
+                angles,
+            }
         }
         SurfaceSpec::Profile { points } => {
-            let xs = points.iter().enumerate().map(|(i, p)| t.real_parameter(format!("terrain.profile_x[{}]", i + 1), Fixed, "m", p[0], Bounds::ANY, "x of a profile point (increasing)")).collect();
-            let zs = points.iter().enumerate().map(|(i, p)| t.real_parameter(format!("terrain.profile_z[{}]", i + 1), Fixed, "m", p[1], Bounds::ANY, "ground height at the profile point")).collect();
+            let xs = points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    t.real_parameter(
+                        format!("terrain.profile_x[{}]", i + 1),
+                        Fixed,
+                        "m",
+                        p[0],
+                        Bounds::ANY,
+                        "x of a profile point (increasing)",
+                    )
+                })
+                .collect();
+            let zs = points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    t.real_parameter(
+                        format!("terrain.profile_z[{}]", i + 1),
+                        Fixed,
+                        "m",
+                        p[1],
+                        Bounds::ANY,
+                        "ground height at the profile point",
+                    )
+                })
+                .collect();
             TerrainVrs::Profile { xs, zs }
         }
     }
@@ -227,10 +385,33 @@ fn wheel_soil_outputs(t: &mut VariableTable, n: &str) -> WheelSoilVrs {
 fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
     let n = &b.name;
     let shape = match b.shape {
-        Shape::Sphere { radius } => ShapeVrs::Sphere { radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", radius, Bounds::POSITIVE, "sphere radius") },
+        Shape::Sphere { radius } => ShapeVrs::Sphere {
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                radius,
+                Bounds::POSITIVE,
+                "sphere radius",
+            ),
+        },
         Shape::Wheel { radius, width } => ShapeVrs::Wheel {
-            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", radius, Bounds::POSITIVE, "wheel radius r"),
-            width: t.real_parameter(format!("{n}.width"), Fixed, "m", width, Bounds::POSITIVE, "wheel width w"),
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                radius,
+                Bounds::POSITIVE,
+                "wheel radius r",
+            ),
+            width: t.real_parameter(
+                format!("{n}.width"),
+                Fixed,
+                "m",
+                width,
+                Bounds::POSITIVE,
+                "wheel width w",
+            ),
         },
     };
     let (contact_length, material) = match &b.material {
@@ -250,15 +431,64 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
     let radius_start = match b.shape {
         Shape::Sphere { radius } | Shape::Wheel { radius, .. } => radius,
     };
-    let terra_mass_vr = terra_mass.map(|m| t.real_parameter(format!("{n}.mass_estimate"), Tunable, "kg", m, Bounds::POSITIVE, "mass estimate m of the TerRA wheel (Barthelmes 2018 eq. (6), (10))"));
+    let terra_mass_vr = terra_mass.map(|m| {
+        t.real_parameter(
+            format!("{n}.mass_estimate"),
+            Tunable,
+            "kg",
+            m,
+            Bounds::POSITIVE,
+            "mass estimate m of the TerRA wheel (Barthelmes 2018 eq. (6), (10))",
+        )
+    });
     let motion = match &b.motion {
-        Motion::Kinematic { position, orientation, velocity, angular_velocity } => MotionVrs::Kinematic {
-            r: vec3_input(t, &format!("{n}.r"), "m", *position, "position of the body origin, world frame"),
-            q: t.real_array(&format!("{n}.q"), |t, name, i| t.real_input(name, "1", orientation[i], format!("orientation quaternion (w, x, y, z), body to world, component {}", i + 1))),
-            v: vec3_input(t, &format!("{n}.v"), "m/s", *velocity, "velocity of the body origin, world frame"),
-            w: vec3_input(t, &format!("{n}.w"), "rad/s", *angular_velocity, "angular velocity, world frame"),
+        Motion::Kinematic {
+            position,
+            orientation,
+            velocity,
+            angular_velocity,
+        } => MotionVrs::Kinematic {
+            r: vec3_input(
+                t,
+                &format!("{n}.r"),
+                "m",
+                *position,
+                "position of the body origin, world frame",
+            ),
+            q: t.real_array(&format!("{n}.q"), |t, name, i| {
+                t.real_input(
+                    name,
+                    "1",
+                    orientation[i],
+                    format!(
+                        "orientation quaternion (w, x, y, z), body to world, component {}",
+                        i + 1
+                    ),
+                )
+            }),
+            v: vec3_input(
+                t,
+                &format!("{n}.v"),
+                "m/s",
+                *velocity,
+                "velocity of the body origin, world frame",
+            ),
+            w: vec3_input(
+                t,
+                &format!("{n}.w"),
+                "rad/s",
+                *angular_velocity,
+                "angular velocity, world frame",
+            ),
         },
-        Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity } => {
+        Motion::Free {
+            mass,
+            inertia,
+            position,
+            orientation,
+            velocity,
+            angular_velocity,
+        } => {
             let inertia = inertia.unwrap_or_else(|| {
                 let j = 0.4 * mass * radius_start * radius_start; // solid sphere
                 [j, j, j]
@@ -279,12 +509,38 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
             }
         }
     };
-    let f = vec3_output(t, &format!("{n}.f"), "N", "contact force on the body, world frame");
-    let tq = vec3_output(t, &format!("{n}.t"), "N.m", "contact torque on the body about its origin, world frame");
-    let penetration = b.material.as_ref().map(|_| t.real_output(format!("{n}.penetration"), "m", "deepest penetration of the body into what it touches"));
+    let f = vec3_output(
+        t,
+        &format!("{n}.f"),
+        "N",
+        "contact force on the body, world frame",
+    );
+    let tq = vec3_output(
+        t,
+        &format!("{n}.t"),
+        "N.m",
+        "contact torque on the body about its origin, world frame",
+    );
+    let penetration = b.material.as_ref().map(|_| {
+        t.real_output(
+            format!("{n}.penetration"),
+            "m",
+            "deepest penetration of the body into what it touches",
+        )
+    });
     let contact = t.boolean_output(format!("{n}.contact"), "the body touches something");
     let terra = terra_mass_vr.map(|m| (m, wheel_soil_outputs(t, n)));
-    BodyVrs { shape, contact_length, material, motion, f, t: tq, penetration, contact, terra }
+    BodyVrs {
+        shape,
+        contact_length,
+        material,
+        motion,
+        f,
+        t: tq,
+        penetration,
+        contact,
+        terra,
+    }
 }
 
 fn terra_constants(t: &mut VariableTable, s: &TerraSettings) -> TerraVrs {
@@ -307,22 +563,122 @@ fn terra_constants(t: &mut VariableTable, s: &TerraSettings) -> TerraVrs {
     let nonneg = Bounds::NON_NEGATIVE;
     TerraVrs {
         // k_c's unit N/m^k_exp depends on k_exp: no fixed SI unit to declare.
-        k_c: p("terra.k_c", None, m.k_c, pos, "spring constant k_c, N/m^k_exp (Barthelmes 2018 eq. (2))"),
-        k_exp: p("terra.k_exp", Some("1"), m.k_exp, pos, "spring exponent k_exp (eq. (2))"),
-        k_d: p("terra.k_d", Some("1"), m.k_d, nonneg, "damping ratio k_d < 1 (eq. (6))"),
-        k_el: p("terra.k_el", Some("N/m"), m.k_el, pos, "elastic layer stiffness k_el (eq. (3), (5))"),
-        k_s0: p("terra.k_s0", Some("m"), m.k_s0, pos, "sinkage k_s,0 where the slip-sinkage rate reaches zero (eq. (9))"),
-        k_s_exp: p("terra.k_s_exp", Some("1"), m.k_s_exp, nonneg, "slip-sinkage nonlinearity k_s,exp (eq. (9))"),
-        k_s_max: p("terra.k_s_max", Some("1"), m.k_s_max, nonneg, "slip-sinkage scaling k_s,max at zero sinkage (eq. (9))"),
-        k_j: p("terra.k_j", Some("m"), m.k_j, pos, "Janosi-Hanamoto shear deformation modulus k_j (eq. (20))"),
-        t_pt1: p("terra.t_pt1", Some("s"), m.t_pt1, pos, "time constant of the PT1 filter of x_m (eq. (22))"),
-        v_thresh: p("terra.v_thresh", Some("m/s"), m.v_thresh, pos, "slip velocity of the tanh regularization of the traction (eq. (26))"),
-        k_p: p("terra.k_p", Some("s/m"), m.k_p, pos, "gain k_P of the limited PI resistance (eq. (25))"),
-        k_i: p("terra.k_i", Some("1/s"), m.k_i, nonneg, "integral gain k_I of the resistance (eq. (25))"),
-        k_awu: p("terra.k_awu", Some("1"), m.k_awu, pos, "anti-windup factor k_awu (eq. (25))"),
-        c: p("soil.c", Some("Pa"), s.soil.c, nonneg, "soil cohesion c (eq. (19), (24))"),
-        phi: p("soil.phi", Some("rad"), s.soil.phi, Bounds { min: Some(0.0), max: Some(1.5707), positive: true }, "soil internal friction angle phi (eq. (12), (24))"),
-        rho: p("soil.rho", Some("kg/m3"), s.soil.rho, pos, "soil bulk density rho (eq. (24))"),
+        k_c: p(
+            "terra.k_c",
+            None,
+            m.k_c,
+            pos,
+            "spring constant k_c, N/m^k_exp (Barthelmes 2018 eq. (2))",
+        ),
+        k_exp: p(
+            "terra.k_exp",
+            Some("1"),
+            m.k_exp,
+            pos,
+            "spring exponent k_exp (eq. (2))",
+        ),
+        k_d: p(
+            "terra.k_d",
+            Some("1"),
+            m.k_d,
+            nonneg,
+            "damping ratio k_d < 1 (eq. (6))",
+        ),
+        k_el: p(
+            "terra.k_el",
+            Some("N/m"),
+            m.k_el,
+            pos,
+            "elastic layer stiffness k_el (eq. (3), (5))",
+        ),
+        k_s0: p(
+            "terra.k_s0",
+            Some("m"),
+            m.k_s0,
+            pos,
+            "sinkage k_s,0 where the slip-sinkage rate reaches zero (eq. (9))",
+        ),
+        k_s_exp: p(
+            "terra.k_s_exp",
+            Some("1"),
+            m.k_s_exp,
+            nonneg,
+            "slip-sinkage nonlinearity k_s,exp (eq. (9))",
+        ),
+        k_s_max: p(
+            "terra.k_s_max",
+            Some("1"),
+            m.k_s_max,
+            nonneg,
+            "slip-sinkage scaling k_s,max at zero sinkage (eq. (9))",
+        ),
+        k_j: p(
+            "terra.k_j",
+            Some("m"),
+            m.k_j,
+            pos,
+            "Janosi-Hanamoto shear deformation modulus k_j (eq. (20))",
+        ),
+        t_pt1: p(
+            "terra.t_pt1",
+            Some("s"),
+            m.t_pt1,
+            pos,
+            "time constant of the PT1 filter of x_m (eq. (22))",
+        ),
+        v_thresh: p(
+            "terra.v_thresh",
+            Some("m/s"),
+            m.v_thresh,
+            pos,
+            "slip velocity of the tanh regularization of the traction (eq. (26))",
+        ),
+        k_p: p(
+            "terra.k_p",
+            Some("s/m"),
+            m.k_p,
+            pos,
+            "gain k_P of the limited PI resistance (eq. (25))",
+        ),
+        k_i: p(
+            "terra.k_i",
+            Some("1/s"),
+            m.k_i,
+            nonneg,
+            "integral gain k_I of the resistance (eq. (25))",
+        ),
+        k_awu: p(
+            "terra.k_awu",
+            Some("1"),
+            m.k_awu,
+            pos,
+            "anti-windup factor k_awu (eq. (25))",
+        ),
+        c: p(
+            "soil.c",
+            Some("Pa"),
+            s.soil.c,
+            nonneg,
+            "soil cohesion c (eq. (19), (24))",
+        ),
+        phi: p(
+            "soil.phi",
+            Some("rad"),
+            s.soil.phi,
+            Bounds {
+                min: Some(0.0),
+                max: Some(1.5707),
+                positive: true,
+            },
+            "soil internal friction angle phi (eq. (12), (24))",
+        ),
+        rho: p(
+            "soil.rho",
+            Some("kg/m3"),
+            s.soil.rho,
+            pos,
+            "soil bulk density rho (eq. (24))",
+        ),
     }
 }
 
@@ -341,23 +697,83 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
     });
     RigVrs {
         mode,
-        load_mass: t.real_parameter("rig.load_mass", Fixed, "kg", r.load_mass, Bounds::POSITIVE, "vertical load on the wheel, wheel included"),
-        g: t.real_parameter("rig.g", Fixed, "m/s2", r.g, Bounds::POSITIVE, "gravity (along -z)"),
-        radius: t.real_parameter("wheel.radius", Fixed, "m", r.radius, Bounds::POSITIVE, "wheel radius r"),
-        width: t.real_parameter("wheel.width", Fixed, "m", r.width, Bounds::POSITIVE, "wheel width w"),
-        x0: t.real_parameter("wheel.x0", Fixed, "m", r.position[0], Bounds::ANY, "initial hub x"),
-        z0: t.real_parameter("wheel.z0", Fixed, "m", r.position[1], Bounds::ANY, "initial hub z"),
-        omega_in: t.real_input("rig.omega", "rad/s", r.omega, "commanded wheel angular velocity, positive drives forward (+x)"),
+        load_mass: t.real_parameter(
+            "rig.load_mass",
+            Fixed,
+            "kg",
+            r.load_mass,
+            Bounds::POSITIVE,
+            "vertical load on the wheel, wheel included",
+        ),
+        g: t.real_parameter(
+            "rig.g",
+            Fixed,
+            "m/s2",
+            r.g,
+            Bounds::POSITIVE,
+            "gravity (along -z)",
+        ),
+        radius: t.real_parameter(
+            "wheel.radius",
+            Fixed,
+            "m",
+            r.radius,
+            Bounds::POSITIVE,
+            "wheel radius r",
+        ),
+        width: t.real_parameter(
+            "wheel.width",
+            Fixed,
+            "m",
+            r.width,
+            Bounds::POSITIVE,
+            "wheel width w",
+        ),
+        x0: t.real_parameter(
+            "wheel.x0",
+            Fixed,
+            "m",
+            r.position[0],
+            Bounds::ANY,
+            "initial hub x",
+        ),
+        z0: t.real_parameter(
+            "wheel.z0",
+            Fixed,
+            "m",
+            r.position[1],
+            Bounds::ANY,
+            "initial hub z",
+        ),
+        omega_in: t.real_input(
+            "rig.omega",
+            "rad/s",
+            r.omega,
+            "commanded wheel angular velocity, positive drives forward (+x)",
+        ),
         vx_in: t.real_input("rig.vx", "m/s", r.vx, "commanded carriage speed in mode 1"),
-        drawbar_force: t.real_input("rig.drawbar_force", "N", r.drawbar_force, "force opposing forward motion (along -x) in mode 2"),
+        drawbar_force: t.real_input(
+            "rig.drawbar_force",
+            "N",
+            r.drawbar_force,
+            "force opposing forward motion (along -x) in mode 2",
+        ),
         x: t.real_output("wheel.x", "m", "hub x"),
         z: t.real_output("wheel.z", "m", "hub z"),
         vx: t.real_output("wheel.vx", "m/s", "hub velocity along x"),
         vz: t.real_output("wheel.vz", "m/s", "hub velocity along z"),
         omega: t.real_output("wheel.omega", "rad/s", "wheel angular velocity"),
-        fx: t.real_output("wheel.Fx", "N", "soil force on the wheel along the rig's x (drawbar pull)"),
+        fx: t.real_output(
+            "wheel.Fx",
+            "N",
+            "soil force on the wheel along the rig's x (drawbar pull)",
+        ),
         fz: t.real_output("wheel.Fz", "N", "soil force on the wheel along z"),
-        my: t.real_output("wheel.My", "N.m", "soil torque on the wheel about its axle (y)"),
+        my: t.real_output(
+            "wheel.My",
+            "N.m",
+            "soil torque on the wheel about its axle (y)",
+        ),
         soil: wheel_soil_outputs(t, "wheel"),
     }
 }
@@ -365,24 +781,74 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
 /// The variable table and layout of `s`.
 pub fn build(s: &Scenario) -> (VariableTable, Layout) {
     let mut t = VariableTable::default();
-    let model_step = t.real_parameter("world.model_step", Fixed, "s", s.model_step, Bounds::POSITIVE, "internal integration step: fmi2DoStep takes equal sub-steps no longer than this");
-    let gravity = t.real_array("world.gravity", |t, n, i| t.real_parameter(n, Tunable, "m/s2", s.gravity[i], Bounds::ANY, format!("gravity, world frame, component {}", i + 1)));
+    let model_step = t.real_parameter(
+        "world.model_step",
+        Fixed,
+        "s",
+        s.model_step,
+        Bounds::POSITIVE,
+        "internal integration step: fmi2DoStep takes equal sub-steps no longer than this",
+    );
+    let gravity = t.real_array("world.gravity", |t, n, i| {
+        t.real_parameter(
+            n,
+            Tunable,
+            "m/s2",
+            s.gravity[i],
+            Bounds::ANY,
+            format!("gravity, world frame, component {}", i + 1),
+        )
+    });
     let terrain = terrain(&mut t, s);
-    let terrain_material = s.terrain.material.as_ref().map(|m| material(&mut t, "terrain", m));
+    let terrain_material = s
+        .terrain
+        .material
+        .as_ref()
+        .map(|m| material(&mut t, "terrain", m));
     let bbcc = s.bbcc.as_ref().map(|b| BbccVrs {
         v_d: t.real_parameter("bbcc.v_d", Tunable, "m/s", b.v_d, Bounds::POSITIVE, "velocity dead band v_d of the regularized Coulomb friction (Buse 2023 eq. (4))"),
         impact_velocity_min: t.real_parameter("bbcc.impact_velocity_min", Tunable, "m/s", b.impact_velocity_min, Bounds::POSITIVE, "lower bound of the pre-impact velocity in the damping of Buse 2023 eq. (2); keeps it finite for contacts that start at rest"),
     });
     let terra = s.terra.as_ref().map(|ts| terra_constants(&mut t, ts));
-    let terra_mass = |name: &str| s.terra.as_ref().and_then(|ts| ts.wheels.iter().find(|w| w.body == name).map(|w| w.mass_estimate));
-    let bodies = s.bodies.iter().map(|b| body(&mut t, b, terra_mass(&b.name))).collect();
+    let terra_mass = |name: &str| {
+        s.terra.as_ref().and_then(|ts| {
+            ts.wheels
+                .iter()
+                .find(|w| w.body == name)
+                .map(|w| w.mass_estimate)
+        })
+    };
+    let bodies = s
+        .bodies
+        .iter()
+        .map(|b| body(&mut t, b, terra_mass(&b.name)))
+        .collect();
     let ground_pairs = s
         .bbcc
         .iter()
         .flat_map(|b| b.pairs.iter())
         .filter_map(|[a, b]| s.body_index(if a == "terrain" { b } else { a }))
         .collect();
-    let terra_wheels = s.terra.iter().flat_map(|ts| ts.wheels.iter()).filter_map(|w| s.body_index(&w.body)).collect();
+    let terra_wheels = s
+        .terra
+        .iter()
+        .flat_map(|ts| ts.wheels.iter())
+        .filter_map(|w| s.body_index(&w.body))
+        .collect();
     let rig = s.rig.as_ref().map(|r| rig(&mut t, r));
-    (t, Layout { model_step, gravity, terrain, terrain_material, bbcc, bodies, ground_pairs, terra, terra_wheels, rig })
+    (
+        t,
+        Layout {
+            model_step,
+            gravity,
+            terrain,
+            terrain_material,
+            bbcc,
+            bodies,
+            ground_pairs,
+            terra,
+            terra_wheels,
+            rig,
+        },
+    )
 }

@@ -47,9 +47,18 @@ pub struct Dynamic {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VarError {
     #[error("value reference {vr} is not a {ty} variable of this FMU (it has {count} {ty} variables, value references 0..{count})")]
-    UnknownVr { vr: u32, ty: &'static str, count: usize },
+    UnknownVr {
+        vr: u32,
+        ty: &'static str,
+        count: usize,
+    },
     #[error("variable '{name}' ({causality}, {variability}) cannot be set {when}")]
-    NotSettable { name: String, causality: &'static str, variability: &'static str, when: &'static str },
+    NotSettable {
+        name: String,
+        causality: &'static str,
+        variability: &'static str,
+        when: &'static str,
+    },
     #[error("variable '{name}': {reason}; nothing was set")]
     BadValue { name: String, reason: String },
 }
@@ -60,7 +69,11 @@ pub enum WorldError {
     #[error("communication step size must be > 0 and finite, got {0}")]
     BadStepSize(f64),
     #[error("communication step {h} s needs {substeps} sub-steps of world.model_step = {model_step} s; too many (max 100000000)")]
-    TooManySubsteps { h: f64, model_step: f64, substeps: f64 },
+    TooManySubsteps {
+        h: f64,
+        model_step: f64,
+        substeps: f64,
+    },
     #[error("the simulation became non-finite at t = {time} s: '{name}' = {value}")]
     NonFinite { time: f64, name: String, value: f64 },
     #[error("parameter '{name}': {reason}")]
@@ -78,10 +91,10 @@ pub struct World {
     /// Per-body contact wrench of the current sub-step (preallocated: no allocation
     /// while stepping).
     scratch: Vec<ContactWrench>,
-    /// Per TerRA wheel: the last evaluation, for the outputs.
-    terra_out: Vec<(TerraInput, TerraOutput)>,
-    /// The rig's last evaluation, for the outputs.
-    rig_out: RigReport,
+    /// Per TerRA wheel: the last evaluation and the state it implies, for the outputs.
+    terra_out: Vec<(TerraInput, TerraOutput, TerraState)>,
+    /// The rig's last evaluation and its wheel's state, for the outputs.
+    rig_out: (RigReport, TerraState),
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -129,14 +142,19 @@ impl World {
                 bodies: vec![RigidBodyState::default(); n_bodies],
                 memory: vec![ContactMemory::default(); layout.ground_pairs.len()],
                 terra: vec![TerraState::default(); layout.terra_wheels.len()],
-                rig: layout.rig.map(|_| (RigState::default(), TerraState::default())),
+                rig: layout
+                    .rig
+                    .map(|_| (RigState::default(), TerraState::default())),
                 outputs_dirty: true,
                 initializing: false,
             },
             scratch: vec![ContactWrench::default(); n_bodies],
             terra_out: vec![Default::default(); layout.terra_wheels.len()],
-            rig_out: RigReport::default(),
-            surface: Surface::Plane { height: 0.0, angle: 0.0 },
+            rig_out: (RigReport::default(), TerraState::default()),
+            surface: Surface::Plane {
+                height: 0.0,
+                angle: 0.0,
+            },
             table: Arc::new(table),
             layout: Arc::new(layout),
         };
@@ -184,35 +202,71 @@ impl World {
     }
 
     fn quaternion(&self, vrs: &[usize; 4]) -> Option<UnitQuaternion<f64>> {
-        let q = Quaternion::new(self.real(vrs[0]), self.real(vrs[1]), self.real(vrs[2]), self.real(vrs[3]));
+        let q = Quaternion::new(
+            self.real(vrs[0]),
+            self.real(vrs[1]),
+            self.real(vrs[2]),
+            self.real(vrs[3]),
+        );
         let n = q.norm();
         (n > 1e-12 && n.is_finite()).then(|| UnitQuaternion::from_quaternion(q))
     }
 
     fn var_name(&self, ty: VarType, vr: usize) -> String {
-        self.table.get(ty, vr as u32).map(|v| v.name.clone()).unwrap_or_default()
+        self.table
+            .get(ty, vr as u32)
+            .map(|v| v.name.clone())
+            .unwrap_or_default()
     }
 
     /// The terrain surface from the current parameters.
     fn build_surface(&self) -> Result<Surface, WorldError> {
         Ok(match &self.layout.terrain {
-            TerrainVrs::Flat { height } => Surface::Plane { height: self.real(*height), angle: 0.0 },
-            TerrainVrs::Inclined { height, angle } => Surface::Plane { height: self.real(*height), angle: self.real(*angle) },
-            TerrainVrs::Ramps { height, starts, angles } => {
+            TerrainVrs::Flat { height } => Surface::Plane {
+                height: self.real(*height),
+                angle: 0.0,
+            },
+            TerrainVrs::Inclined { height, angle } => Surface::Plane {
+                height: self.real(*height),
+                angle: self.real(*angle),
+            },
+            TerrainVrs::Ramps {
+                height,
+                starts,
+                angles,
+            } => {
                 let xs: Vec<f64> = starts.iter().map(|&v| self.real(v)).collect();
                 for (i, w) in xs.windows(2).enumerate() {
                     if w[1] <= w[0] {
-                        return Err(WorldError::BadParameter { name: self.var_name(VarType::Real, starts[i + 1]), reason: format!("ramps must start at increasing x: {} after {}", w[1], w[0]) });
+                        return Err(WorldError::BadParameter {
+                            name: self.var_name(VarType::Real, starts[i + 1]),
+                            reason: format!(
+                                "ramps must start at increasing x: {} after {}",
+                                w[1], w[0]
+                            ),
+                        });
                     }
                 }
                 let a: Vec<f64> = angles.iter().map(|&v| self.real(v)).collect();
-                Surface::Profile { points: ramps_profile(self.real(*height), &xs, &a, 100.0) }
+                Surface::Profile {
+                    points: ramps_profile(self.real(*height), &xs, &a, 100.0),
+                }
             }
             TerrainVrs::Profile { xs, zs } => {
-                let points: Vec<[f64; 2]> = xs.iter().zip(zs).map(|(&x, &z)| [self.real(x), self.real(z)]).collect();
+                let points: Vec<[f64; 2]> = xs
+                    .iter()
+                    .zip(zs)
+                    .map(|(&x, &z)| [self.real(x), self.real(z)])
+                    .collect();
                 for (i, w) in points.windows(2).enumerate() {
                     if w[1][0] <= w[0][0] {
-                        return Err(WorldError::BadParameter { name: self.var_name(VarType::Real, xs[i + 1]), reason: format!("profile x must increase: {} after {}", w[1][0], w[0][0]) });
+                        return Err(WorldError::BadParameter {
+                            name: self.var_name(VarType::Real, xs[i + 1]),
+                            reason: format!(
+                                "profile x must increase: {} after {}",
+                                w[1][0], w[0][0]
+                            ),
+                        });
                     }
                 }
                 Surface::Profile { points }
@@ -225,11 +279,18 @@ impl World {
         let layout = self.layout.clone();
         for (i, b) in layout.bodies.iter().enumerate() {
             if let MotionVrs::Free { r0, q0, v0, w0, .. } = &b.motion {
-                let q = self.quaternion(q0).ok_or_else(|| WorldError::BadParameter {
-                    name: self.var_name(VarType::Real, q0[0]),
-                    reason: "the initial orientation quaternion has zero length".into(),
-                })?;
-                self.dynamic.bodies[i] = RigidBodyState { r: self.vec3(r0), q, v: self.vec3(v0), w: self.vec3(w0) };
+                let q = self
+                    .quaternion(q0)
+                    .ok_or_else(|| WorldError::BadParameter {
+                        name: self.var_name(VarType::Real, q0[0]),
+                        reason: "the initial orientation quaternion has zero length".into(),
+                    })?;
+                self.dynamic.bodies[i] = RigidBodyState {
+                    r: self.vec3(r0),
+                    q,
+                    v: self.vec3(v0),
+                    w: self.vec3(w0),
+                };
             }
         }
         for s in self.dynamic.terra.iter_mut() {
@@ -238,24 +299,49 @@ impl World {
         if let Some(r) = &layout.rig {
             let mode = self.dynamic.values.integers[r.mode];
             if RigMode::from_code(mode).is_none() {
-                return Err(WorldError::BadParameter { name: "rig.mode".into(), reason: format!("must be 1 (slip-controlled) or 2 (force-controlled), got {mode}") });
+                return Err(WorldError::BadParameter {
+                    name: "rig.mode".into(),
+                    reason: format!(
+                        "must be 1 (slip-controlled) or 2 (force-controlled), got {mode}"
+                    ),
+                });
             }
-            let rig = RigState { x: self.real(r.x0), z: self.real(r.z0), ..Default::default() };
+            let rig = RigState {
+                x: self.real(r.x0),
+                z: self.real(r.z0),
+                ..Default::default()
+            };
             self.dynamic.rig = Some((rig, TerraState::default()));
         }
         Ok(())
     }
 
     fn material_of(&self, m: &MaterialVrs) -> (f64, f64, f64, f64) {
-        (self.real(m.e), self.real(m.nu), self.real(m.zeta), self.real(m.mu))
+        (
+            self.real(m.e),
+            self.real(m.nu),
+            self.real(m.zeta),
+            self.real(m.mu),
+        )
     }
 
     /// Constants of the BBCC contact of body `b` with the ground, from the current
     /// parameters. Only called for validated pairs (both have materials).
     fn ground_constants(&self, b: usize) -> PairConstants {
         let body = &self.layout.bodies[b];
-        let (Some(bm), Some(tm), Some(bb), Some(len)) = (&body.material, &self.layout.terrain_material, &self.layout.bbcc, body.contact_length) else {
-            return PairConstants { k: 0.0, zeta: 1.0, mu: 0.0, v_d: 1.0, impact_velocity_min: 1.0 };
+        let (Some(bm), Some(tm), Some(bb), Some(len)) = (
+            &body.material,
+            &self.layout.terrain_material,
+            &self.layout.bbcc,
+            body.contact_length,
+        ) else {
+            return PairConstants {
+                k: 0.0,
+                zeta: 1.0,
+                mu: 0.0,
+                v_d: 1.0,
+                impact_velocity_min: 1.0,
+            };
         };
         let (e1, nu1, z1, mu1) = self.material_of(bm);
         let (e2, nu2, z2, mu2) = self.material_of(tm);
@@ -273,10 +359,18 @@ impl World {
     /// Position, velocity and angular velocity of body `b` (world).
     fn motion_of(&self, b: usize) -> BodyKinematics {
         match &self.layout.bodies[b].motion {
-            MotionVrs::Kinematic { r, v, w, .. } => BodyKinematics { r: self.vec3(r), v: self.vec3(v), w: self.vec3(w) },
+            MotionVrs::Kinematic { r, v, w, .. } => BodyKinematics {
+                r: self.vec3(r),
+                v: self.vec3(v),
+                w: self.vec3(w),
+            },
             MotionVrs::Free { .. } => {
                 let s = &self.dynamic.bodies[b];
-                BodyKinematics { r: s.r, v: s.v, w: s.w }
+                BodyKinematics {
+                    r: s.r,
+                    v: s.v,
+                    w: s.w,
+                }
             }
         }
     }
@@ -284,13 +378,17 @@ impl World {
     /// Orientation of body `b`, body to world.
     fn orientation_of(&self, b: usize) -> UnitQuaternion<f64> {
         match &self.layout.bodies[b].motion {
-            MotionVrs::Kinematic { q, .. } => self.quaternion(q).unwrap_or_else(UnitQuaternion::identity),
+            MotionVrs::Kinematic { q, .. } => {
+                self.quaternion(q).unwrap_or_else(UnitQuaternion::identity)
+            }
             MotionVrs::Free { .. } => self.dynamic.bodies[b].q,
         }
     }
 
     fn terra_params(&self, radius: f64, width: f64, mass: f64, g: f64) -> TerraParams {
-        let Some(t) = &self.layout.terra else { return TerraParams::table1() };
+        let Some(t) = &self.layout.terra else {
+            return TerraParams::table1();
+        };
         TerraParams {
             radius,
             width,
@@ -334,8 +432,15 @@ impl World {
         let n_perp = n - axle * n.dot(&axle);
         let n_perp_len = n_perp.norm().max(1e-12);
         let lever = -n_perp * (radius / n_perp_len);
-        let forward = axle.cross(&n).try_normalize(1e-12).unwrap_or_else(Vector3::x);
-        let down = if gravity.norm() > 0.0 { gravity.normalize() } else { -Vector3::z() };
+        let forward = axle
+            .cross(&n)
+            .try_normalize(1e-12)
+            .unwrap_or_else(Vector3::x);
+        let down = if gravity.norm() > 0.0 {
+            gravity.normalize()
+        } else {
+            -Vector3::z()
+        };
         let input = TerraInput {
             z: radius * n_perp_len - sp.distance,
             z_rate: -m.v.dot(&n),
@@ -343,7 +448,15 @@ impl World {
             forward_velocity: m.v.dot(&forward),
             slope: (-forward.dot(&down)).clamp(-1.0, 1.0).asin(),
         };
-        (p, WheelGeometry { input, normal: n, forward, lever })
+        (
+            p,
+            WheelGeometry {
+                input,
+                normal: n,
+                forward,
+                lever,
+            },
+        )
     }
 
     fn rig_drive(&self) -> Option<(TerraParams, RigDrive)> {
@@ -351,8 +464,19 @@ impl World {
         let g = self.real(r.g);
         let load = self.real(r.load_mass);
         let p = self.terra_params(self.real(r.radius), self.real(r.width), load, g);
-        let mode = RigMode::from_code(self.dynamic.values.integers[r.mode]).unwrap_or(RigMode::ForceControlled);
-        Some((p, RigDrive { mode, load_mass: load, g, omega: self.real(r.omega_in), vx: self.real(r.vx_in), drawbar_force: self.real(r.drawbar_force) }))
+        let mode = RigMode::from_code(self.dynamic.values.integers[r.mode])
+            .unwrap_or(RigMode::ForceControlled);
+        Some((
+            p,
+            RigDrive {
+                mode,
+                load_mass: load,
+                g,
+                omega: self.real(r.omega_in),
+                vx: self.real(r.vx_in),
+                drawbar_force: self.real(r.drawbar_force),
+            },
+        ))
     }
 
     /// Contact wrenches of all bodies at the current state into `scratch` (and the
@@ -366,7 +490,9 @@ impl World {
         for p in 0..self.layout.ground_pairs.len() {
             let b = self.layout.ground_pairs[p];
             let body = self.motion_of(b);
-            let ShapeVrs::Sphere { radius } = self.layout.bodies[b].shape else { continue };
+            let ShapeVrs::Sphere { radius } = self.layout.bodies[b].shape else {
+                continue;
+            };
             let radius = self.real(radius);
             let c = self.ground_constants(b);
             let ground = self.surface.disc_contact(&body.r, radius);
@@ -394,19 +520,21 @@ impl World {
             // The normal force acts at the lowest wheel point; the traction is shear on
             // the rim (torque -r F_traction about the axle); the resistance is earth
             // pressure through the hub.
-            let axle = geo.forward.cross(&geo.normal);
-            let torque = geo.lever.cross(&(geo.normal * out.normal_force)) - axle * (p.radius * out.traction);
+            let axle = geo.normal.cross(&geo.forward);
+            let torque = geo.lever.cross(&(geo.normal * out.normal_force))
+                - axle * (p.radius * out.traction);
             let acc = &mut self.scratch[b];
             acc.force += force;
             acc.torque += torque;
             acc.depth = acc.depth.max(geo.input.z.max(0.0));
             acc.in_contact |= out.in_contact;
-            self.terra_out[k] = (geo.input, out);
+            self.terra_out[k] = (geo.input, out, state);
         }
         if let Some((p, drive)) = self.rig_drive() {
             if let Some((rig, state)) = self.dynamic.rig.as_mut() {
                 let (mut r, mut s) = (*rig, *state);
-                self.rig_out = single_wheel::step(&mut r, &mut s, &p, &drive, &self.surface, dt);
+                let report = single_wheel::step(&mut r, &mut s, &p, &drive, &self.surface, dt);
+                self.rig_out = (report, s);
                 if advance {
                     *rig = r;
                     *state = s;
@@ -420,8 +548,18 @@ impl World {
         let g = self.vec3(&self.layout.gravity);
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
-            if let MotionVrs::Free { mass, inertia, f_ext, t_ext, .. } = &body.motion {
-                let m = MassProperties { mass: self.real(*mass), inertia: self.vec3(inertia) };
+            if let MotionVrs::Free {
+                mass,
+                inertia,
+                f_ext,
+                t_ext,
+                ..
+            } = &body.motion
+            {
+                let m = MassProperties {
+                    mass: self.real(*mass),
+                    inertia: self.vec3(inertia),
+                };
                 let f = self.scratch[b].force + self.vec3(f_ext);
                 let t = self.scratch[b].torque + self.vec3(t_ext);
                 self.dynamic.bodies[b].step(&m, &f, &t, &g, dt);
@@ -439,7 +577,11 @@ impl World {
         // The small relative slack keeps h = 10 * model_step (with rounding) at 10 sub-steps.
         let substeps = (h / model_step * (1.0 - 1e-9)).ceil().max(1.0);
         if substeps > 1e8 {
-            return Err(WorldError::TooManySubsteps { h, model_step, substeps });
+            return Err(WorldError::TooManySubsteps {
+                h,
+                model_step,
+                substeps,
+            });
         }
         let n = substeps as u64;
         let dt = h / substeps;
@@ -456,7 +598,11 @@ impl World {
             if var.ty == VarType::Real {
                 let value = self.dynamic.values.reals[var.vr as usize];
                 if !value.is_finite() {
-                    return Err(WorldError::NonFinite { time: self.dynamic.time, name: var.name.clone(), value });
+                    return Err(WorldError::NonFinite {
+                        time: self.dynamic.time,
+                        name: var.name.clone(),
+                        value,
+                    });
                 }
             }
         }
@@ -498,16 +644,17 @@ impl World {
             }
         }
         for (k, &b) in layout.terra_wheels.iter().enumerate() {
-            let Some((_, vrs)) = layout.bodies[b].terra else { continue };
-            let (input, out) = self.terra_out[k];
+            let Some((_, vrs)) = layout.bodies[b].terra else {
+                continue;
+            };
+            let (input, out, state) = self.terra_out[k];
             let radius = match layout.bodies[b].shape {
                 ShapeVrs::Wheel { radius, .. } | ShapeVrs::Sphere { radius } => self.real(radius),
             };
-            let state = self.dynamic.terra[k];
             self.write_wheel_soil(&vrs, &input, &out, &state, radius);
         }
-        if let (Some(r), Some((rig, state))) = (layout.rig, self.dynamic.rig) {
-            let rep = self.rig_out;
+        if let (Some(r), Some((rig, _))) = (layout.rig, self.dynamic.rig) {
+            let (rep, state) = self.rig_out;
             let omega = self.real(r.omega_in);
             let vals = &mut self.dynamic.values.reals;
             vals[r.x] = rig.x;
@@ -531,7 +678,14 @@ impl World {
         self.dynamic.outputs_dirty = false;
     }
 
-    fn write_wheel_soil(&mut self, vrs: &WheelSoilVrs, input: &TerraInput, out: &TerraOutput, state: &TerraState, radius: f64) {
+    fn write_wheel_soil(
+        &mut self,
+        vrs: &WheelSoilVrs,
+        input: &TerraInput,
+        out: &TerraOutput,
+        state: &TerraState,
+        radius: f64,
+    ) {
         let vals = &mut self.dynamic.values.reals;
         vals[vrs.sinkage] = input.z;
         vals[vrs.z_eff] = out.z_eff;
@@ -641,7 +795,10 @@ impl World {
             let var = self.lookup(VarType::Integer, vr)?;
             self.check_settable(var, phase)?;
             if let Some(reason) = var.bounds.violation(x as f64) {
-                return Err(VarError::BadValue { name: var.name.clone(), reason });
+                return Err(VarError::BadValue {
+                    name: var.name.clone(),
+                    reason,
+                });
             }
         }
         for (&vr, &x) in vrs.iter().zip(values) {

@@ -2,8 +2,8 @@
 //! parameters, return wrenches, and advance their own states.
 
 pub mod bbcc;
-pub mod rigid_body;
 pub mod rig;
+pub mod rigid_body;
 pub mod single_wheel;
 pub mod terra;
 pub mod terrain;

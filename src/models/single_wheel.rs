@@ -25,7 +25,13 @@ pub struct RigReport {
 
 /// Contact geometry of a wheel (axle along y, hub at `hub`, radius `radius`) over
 /// `surface`: the TerRA input and the contact frame (normal, forward direction).
-pub fn wheel_contact(surface: &Surface, hub: &Vector3<f64>, hub_velocity: &Vector3<f64>, omega: f64, radius: f64) -> (TerraInput, Vector3<f64>, Vector3<f64>) {
+pub fn wheel_contact(
+    surface: &Surface,
+    hub: &Vector3<f64>,
+    hub_velocity: &Vector3<f64>,
+    omega: f64,
+    radius: f64,
+) -> (TerraInput, Vector3<f64>, Vector3<f64>) {
     let sp = surface.disc_contact(hub, radius);
     let n = sp.normal;
     // forward direction: axle x normal (axle = +y)
@@ -42,13 +48,29 @@ pub fn wheel_contact(surface: &Surface, hub: &Vector3<f64>, hub_velocity: &Vecto
 
 /// One rig step of `dt` (s): TerRA forces at the current state, then TerRA states and
 /// rig motion advance.
-pub fn step(rig: &mut RigState, state: &mut TerraState, p: &TerraParams, drive: &RigDrive, surface: &Surface, dt: f64) -> RigReport {
+pub fn step(
+    rig: &mut RigState,
+    state: &mut TerraState,
+    p: &TerraParams,
+    drive: &RigDrive,
+    surface: &Surface,
+    dt: f64,
+) -> RigReport {
     let hub = Vector3::new(rig.x, 0.0, rig.z);
     let v = Vector3::new(rig.vx, 0.0, rig.vz);
     let (input, n, f) = wheel_contact(surface, &hub, &v, drive.omega, p.radius);
     let out = terra::step(p, state, &input, dt);
     let force = n * out.normal_force + f * out.tangential_force;
-    rig.step(drive, force.x, force.z, dt);
+    // The sinkage grows as the hub goes down: dF_z/dz_hub = -k n_z^2.
+    let nz2 = n.z * n.z;
+    rig.step(
+        drive,
+        force.x,
+        force.z,
+        out.normal_stiffness * nz2,
+        out.normal_damping * nz2,
+        dt,
+    );
     RigReport {
         sinkage: input.z,
         slip: terra::slip(drive.omega * p.radius, input.forward_velocity),

@@ -42,7 +42,11 @@ impl Surface {
                 let normal = Vector3::new(-angle.sin(), 0.0, angle.cos());
                 let origin = Vector3::new(0.0, p.y, *height);
                 let distance = (p - origin).dot(&normal);
-                SurfacePoint { point: p - normal * distance, normal, distance }
+                SurfacePoint {
+                    point: p - normal * distance,
+                    normal,
+                    distance,
+                }
             }
             Surface::Profile { points } => closest_on_profile(points, p),
         }
@@ -58,7 +62,9 @@ impl Surface {
     /// continuously while the body rolls through the corner, instead of jumping at the
     /// bisector.
     pub fn disc_contact(&self, center: &Vector3<f64>, radius: f64) -> SurfacePoint {
-        let Surface::Profile { points } = self else { return self.closest(center) };
+        let Surface::Profile { points } = self else {
+            return self.closest(center);
+        };
         let nearest = closest_on_profile(points, center);
         if nearest.distance >= radius {
             return nearest;
@@ -79,7 +85,11 @@ impl Surface {
                 return;
             }
             let interior = (a_open || t > 0.0) && (b_open || t < 1.0);
-            let normal = if interior { Vector3::new(n[0], 0.0, n[1]) } else { Vector3::new(ex, 0.0, ez) / dist };
+            let normal = if interior {
+                Vector3::new(n[0], 0.0, n[1])
+            } else {
+                Vector3::new(ex, 0.0, ez) / dist
+            };
             deepest = deepest.max(depth);
             blended += normal * depth;
         };
@@ -95,7 +105,11 @@ impl Surface {
         }
         let normal = blended.normalize();
         let distance = radius - deepest;
-        SurfacePoint { point: center - normal * distance, normal, distance }
+        SurfacePoint {
+            point: center - normal * distance,
+            normal,
+            distance,
+        }
     }
 }
 
@@ -120,7 +134,14 @@ fn profile_height(points: &[[f64; 2]], x: f64) -> f64 {
 
 /// Closest point on a segment from `a` to `b` in x-z (with `a_open`/`b_open`: the
 /// segment continues without end on that side), as (t, point, segment normal).
-fn on_segment(a: [f64; 2], b: [f64; 2], px: f64, pz: f64, a_open: bool, b_open: bool) -> (f64, [f64; 2], [f64; 2]) {
+fn on_segment(
+    a: [f64; 2],
+    b: [f64; 2],
+    px: f64,
+    pz: f64,
+    a_open: bool,
+    b_open: bool,
+) -> (f64, [f64; 2], [f64; 2]) {
     let (dx, dz) = (b[0] - a[0], b[1] - a[1]);
     let len2 = dx * dx + dz * dz;
     let mut t = ((px - a[0]) * dx + (pz - a[1]) * dz) / len2;
@@ -155,14 +176,22 @@ fn closest_on_profile(points: &[[f64; 2]], p: &Vector3<f64>) -> SurfacePoint {
     consider(last, [last[0] + 1.0, last[1]], false, true);
     let (dist, q, n, interior) = best;
     // a height field: above or below is decided by the height under the point
-    let sign = if pz >= profile_height(points, px) { 1.0 } else { -1.0 };
+    let sign = if pz >= profile_height(points, px) {
+        1.0
+    } else {
+        -1.0
+    };
     let normal = if interior || dist < 1e-12 {
         Vector3::new(n[0], 0.0, n[1])
     } else {
         // at a corner: the normal points from the vertex to the query point
         Vector3::new(px - q[0], 0.0, pz - q[1]) * (sign / dist)
     };
-    SurfacePoint { point: Vector3::new(q[0], p.y, q[1]), normal, distance: sign * dist }
+    SurfacePoint {
+        point: Vector3::new(q[0], p.y, q[1]),
+        normal,
+        distance: sign * dist,
+    }
 }
 
 /// The profile of a flat ground at `height` followed by ramps: ramp i starts at
@@ -188,18 +217,26 @@ mod tests {
 
     #[test]
     fn an_inclined_plane_has_its_normal_and_distance() {
-        let s = Surface::Plane { height: 0.0, angle: 10f64.to_radians() };
+        let s = Surface::Plane {
+            height: 0.0,
+            angle: 10f64.to_radians(),
+        };
         let p = Vector3::new(1.0, 5.0, 1.0);
         let c = s.closest(&p);
         assert!((c.point.z - s.height(c.point.x)).abs() < 1e-12);
         assert!(((p - c.point).normalize() - c.normal).norm() < 1e-12);
-        assert!((c.distance - (1.0 - 10f64.to_radians().tan()) * 10f64.to_radians().cos()).abs() < 1e-12);
+        assert!(
+            (c.distance - (1.0 - 10f64.to_radians().tan()) * 10f64.to_radians().cos()).abs()
+                < 1e-12
+        );
     }
 
     #[test]
     fn a_disc_in_a_valley_turns_its_normal_continuously() {
         let a = 20f64.to_radians();
-        let s = Surface::Profile { points: ramps_profile(0.0, &[1.0], &[a], 2.0) };
+        let s = Surface::Profile {
+            points: ramps_profile(0.0, &[1.0], &[a], 2.0),
+        };
         let r = 0.125;
         let mut last_angle: f64 = 0.0;
         // roll a disc of radius r through the valley at x = 1, 1 cm deep everywhere
@@ -209,11 +246,18 @@ mod tests {
             let (mut lo, mut hi) = (s.height(x) - 0.5, s.height(x) + 1.0);
             for _ in 0..80 {
                 let mid = 0.5 * (lo + hi);
-                if r - s.disc_contact(&Vector3::new(x, 0.0, mid), r).distance > 0.01 { lo = mid } else { hi = mid }
+                if r - s.disc_contact(&Vector3::new(x, 0.0, mid), r).distance > 0.01 {
+                    lo = mid
+                } else {
+                    hi = mid
+                }
             }
             let c = s.disc_contact(&Vector3::new(x, 0.0, hi), r);
             let angle = (-c.normal.x).atan2(c.normal.z);
-            assert!(angle >= last_angle - 1e-9 && angle - last_angle < 2f64.to_radians(), "x {x}: {angle} after {last_angle}");
+            assert!(
+                angle >= last_angle - 1e-9 && angle - last_angle < 2f64.to_radians(),
+                "x {x}: {angle} after {last_angle}"
+            );
             last_angle = angle;
         }
         assert!((last_angle - a).abs() < 1e-9);
@@ -228,7 +272,10 @@ mod tests {
         assert!((s.height(5.0) - 20f64.to_radians().tan()).abs() < 1e-12);
         // above the flat part
         let c = s.closest(&Vector3::new(0.0, 0.0, 0.3));
-        assert!((c.distance - 0.3).abs() < 1e-12 && (c.normal - Vector3::z()).norm() < 1e-12, "{c:?}");
+        assert!(
+            (c.distance - 0.3).abs() < 1e-12 && (c.normal - Vector3::z()).norm() < 1e-12,
+            "{c:?}"
+        );
         // above the ramp
         let on = Vector3::new(1.5, 0.0, s.height(1.5));
         let n = Vector3::new(-20f64.to_radians().sin(), 0.0, 20f64.to_radians().cos());

@@ -349,7 +349,11 @@ pub struct TerraSoil {
 impl Default for TerraSoil {
     fn default() -> Self {
         let p = crate::models::terra::TerraParams::table1();
-        TerraSoil { c: p.c, phi: p.phi, rho: p.rho }
+        TerraSoil {
+            c: p.c,
+            phi: p.phi,
+            rho: p.rho,
+        }
     }
 }
 

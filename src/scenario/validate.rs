@@ -52,7 +52,10 @@ impl Checker {
     }
     fn angle(&mut self, path: &str, a: f64) {
         if self.finite(path, a) && a.abs() >= 1.4 {
-            self.err(path, format!("must be an inclination in rad within (-1.4, 1.4) (80 deg), got {a}"));
+            self.err(
+                path,
+                format!("must be an inclination in rad within (-1.4, 1.4) (80 deg), got {a}"),
+            );
         }
     }
     fn material(&mut self, path: &str, m: &Material) {
@@ -124,18 +127,31 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 c.finite(&format!("{p}.x"), r.x);
                 c.angle(&format!("{p}.angle"), r.angle);
                 if i > 0 && r.x <= ramps[i - 1].x {
-                    c.err(format!("{p}.x"), format!("must be > the previous ramp's x ({}), got {}", ramps[i - 1].x, r.x));
+                    c.err(
+                        format!("{p}.x"),
+                        format!(
+                            "must be > the previous ramp's x ({}), got {}",
+                            ramps[i - 1].x,
+                            r.x
+                        ),
+                    );
                 }
             }
         }
         SurfaceSpec::Profile { points } => {
             if points.len() < 2 {
-                c.err("terrain.surface.points", format!("needs at least 2 points, got {}", points.len()));
+                c.err(
+                    "terrain.surface.points",
+                    format!("needs at least 2 points, got {}", points.len()),
+                );
             }
             for (i, pt) in points.iter().enumerate() {
                 c.vec(&format!("terrain.surface.points[{i}]"), pt);
                 if i > 0 && pt[0] <= points[i - 1][0] {
-                    c.err(format!("terrain.surface.points[{i}][0]"), format!("x must increase: {} after {}", pt[0], points[i - 1][0]));
+                    c.err(
+                        format!("terrain.surface.points[{i}][0]"),
+                        format!("x must increase: {} after {}", pt[0], points[i - 1][0]),
+                    );
                 }
             }
         }
@@ -258,16 +274,36 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
 
 fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
     let m = &t.model;
-    for (name, v) in [("k_c", m.k_c), ("k_exp", m.k_exp), ("k_el", m.k_el), ("k_s0", m.k_s0), ("k_j", m.k_j), ("t_pt1", m.t_pt1), ("v_thresh", m.v_thresh), ("k_p", m.k_p), ("k_awu", m.k_awu)] {
+    for (name, v) in [
+        ("k_c", m.k_c),
+        ("k_exp", m.k_exp),
+        ("k_el", m.k_el),
+        ("k_s0", m.k_s0),
+        ("k_j", m.k_j),
+        ("t_pt1", m.t_pt1),
+        ("v_thresh", m.v_thresh),
+        ("k_p", m.k_p),
+        ("k_awu", m.k_awu),
+    ] {
         c.positive(&format!("terra.model.{name}"), v);
     }
-    for (name, v) in [("k_d", m.k_d), ("k_s_exp", m.k_s_exp), ("k_s_max", m.k_s_max), ("k_i", m.k_i)] {
+    for (name, v) in [
+        ("k_d", m.k_d),
+        ("k_s_exp", m.k_s_exp),
+        ("k_s_max", m.k_s_max),
+        ("k_i", m.k_i),
+    ] {
         c.non_negative(&format!("terra.model.{name}"), v);
     }
     c.non_negative("terra.soil.c", t.soil.c);
     c.positive("terra.soil.rho", t.soil.rho);
-    if c.finite("terra.soil.phi", t.soil.phi) && !(t.soil.phi > 0.0 && t.soil.phi < std::f64::consts::FRAC_PI_2) {
-        c.err("terra.soil.phi", format!("must be in (0, pi/2) rad, got {}", t.soil.phi));
+    if c.finite("terra.soil.phi", t.soil.phi)
+        && !(t.soil.phi > 0.0 && t.soil.phi < std::f64::consts::FRAC_PI_2)
+    {
+        c.err(
+            "terra.soil.phi",
+            format!("must be in (0, pi/2) rad, got {}", t.soil.phi),
+        );
     }
     let mut seen: Vec<&str> = vec![];
     for (i, w) in t.wheels.iter().enumerate() {
@@ -277,10 +313,19 @@ fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
             None => c.err(format!("{p}.body"), format!("no body named '{}'", w.body)),
             Some(b) => {
                 if !matches!(b.shape, Shape::Wheel { .. }) {
-                    c.err(format!("{p}.body"), format!("'{}' must have a wheel shape", w.body));
+                    c.err(
+                        format!("{p}.body"),
+                        format!("'{}' must have a wheel shape", w.body),
+                    );
                 }
                 if !matches!(b.motion, Motion::Kinematic { .. }) {
-                    c.err(format!("{p}.body"), format!("'{}' must be kinematic (TerRA is a force element on a driven wheel)", w.body));
+                    c.err(
+                        format!("{p}.body"),
+                        format!(
+                            "'{}' must be kinematic (TerRA is a force element on a driven wheel)",
+                            w.body
+                        ),
+                    );
                 }
             }
         }
@@ -293,7 +338,13 @@ fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
 
 fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
     if r.mode != 1 && r.mode != 2 {
-        c.err("rig.mode", format!("must be 1 (slip-controlled) or 2 (force-controlled), got {}", r.mode));
+        c.err(
+            "rig.mode",
+            format!(
+                "must be 1 (slip-controlled) or 2 (force-controlled), got {}",
+                r.mode
+            ),
+        );
     }
     c.positive("rig.load_mass", r.load_mass);
     c.positive("rig.g", r.g);
@@ -306,11 +357,17 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
     match r.soil_model {
         RigSoilModel::Terra => {
             if s.terra.is_none() {
-                c.err("rig.soil_model", "'terra' needs a \"terra\" section with the model and soil constants");
+                c.err(
+                    "rig.soil_model",
+                    "'terra' needs a \"terra\" section with the model and soil constants",
+                );
             }
         }
     }
     if let Some(i) = s.bodies.iter().position(|b| b.name == "wheel") {
-        c.err(format!("bodies[{i}].name"), "'wheel' is the rig's wheel: choose another name");
+        c.err(
+            format!("bodies[{i}].name"),
+            "'wheel' is the rig's wheel: choose another name",
+        );
     }
 }

@@ -90,8 +90,18 @@ mod tests {
     use super::*;
 
     /// Flat ground z = 0 under the body.
-    fn on_ground(b: BodyKinematics, radius: f64, c: &PairConstants, m: &mut ContactMemory, advance: bool) -> ContactWrench {
-        let ground = crate::models::terrain::Surface::Plane { height: 0.0, angle: 0.0 }.closest(&b.r);
+    fn on_ground(
+        b: BodyKinematics,
+        radius: f64,
+        c: &PairConstants,
+        m: &mut ContactMemory,
+        advance: bool,
+    ) -> ContactWrench {
+        let ground = crate::models::terrain::Surface::Plane {
+            height: 0.0,
+            angle: 0.0,
+        }
+        .closest(&b.r);
         sphere_on_surface(&b, radius, &ground, c, m, advance)
     }
 
@@ -119,7 +129,13 @@ mod tests {
         let c = constants();
         let r = 0.1;
         let delta: f64 = 2e-3;
-        let w = on_ground(at(Vector3::new(0.3, -0.2, r - delta), Vector3::zeros()), r, &c, &mut m, true);
+        let w = on_ground(
+            at(Vector3::new(0.3, -0.2, r - delta), Vector3::zeros()),
+            r,
+            &c,
+            &mut m,
+            true,
+        );
         assert!((w.force.z - c.k * delta.powf(1.5)).abs() < 1e-9 * w.force.z);
         assert_eq!(w.force.x, 0.0);
         assert!(w.torque.norm() < 1e-12);
@@ -129,7 +145,13 @@ mod tests {
     #[test]
     fn a_sliding_sphere_gets_friction_against_the_slip_and_a_torque_that_spins_it_up() {
         let mut m = ContactMemory::default();
-        let w = on_ground(at(Vector3::new(0.0, 0.0, 0.099), Vector3::new(1.0, 0.0, 0.0)), 0.1, &constants(), &mut m, true);
+        let w = on_ground(
+            at(Vector3::new(0.0, 0.0, 0.099), Vector3::new(1.0, 0.0, 0.0)),
+            0.1,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert!(w.force.x < 0.0);
         // friction at the bottom pointing -x makes the ball roll forward: +y torque
         assert!(w.torque.y > 0.0);
@@ -138,14 +160,38 @@ mod tests {
     #[test]
     fn evaluating_without_advancing_leaves_the_memory_alone() {
         let mut m = ContactMemory::default();
-        on_ground(at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)), 0.1, &constants(), &mut m, false);
+        on_ground(
+            at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)),
+            0.1,
+            &constants(),
+            &mut m,
+            false,
+        );
         assert_eq!(m, ContactMemory::default());
-        on_ground(at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)), 0.1, &constants(), &mut m, true);
+        on_ground(
+            at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, -1.0)),
+            0.1,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert_eq!(m.impact_velocity, 1.0);
         // the impact velocity is kept while the contact lasts
-        on_ground(at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, 0.5)), 0.1, &constants(), &mut m, true);
+        on_ground(
+            at(Vector3::new(0.0, 0.0, 0.09), Vector3::new(0.0, 0.0, 0.5)),
+            0.1,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert_eq!(m.impact_velocity, 1.0);
-        on_ground(at(Vector3::new(0.0, 0.0, 0.2), Vector3::zeros()), 0.1, &constants(), &mut m, true);
+        on_ground(
+            at(Vector3::new(0.0, 0.0, 0.2), Vector3::zeros()),
+            0.1,
+            &constants(),
+            &mut m,
+            true,
+        );
         assert!(!m.in_contact);
     }
 }

@@ -67,6 +67,11 @@ pub struct TerraOutput {
     pub z_eff: f64,
     /// Slip velocity v_s = omega r - v_t,x, m/s (eq. (8)).
     pub slip_velocity: f64,
+    /// dF_n/dz at this state, N/m: k_el in the elastic layer, the slope of eq. (2) on
+    /// the virgin curve, 0 out of contact. For implicit integration of the carrier.
+    pub normal_stiffness: f64,
+    /// dF_n/d(dz/dt), N s/m: the damping coefficient of eq. (6) while sinking in, else 0.
+    pub normal_damping: f64,
     /// The wheel touches the soil (z > 0).
     pub in_contact: bool,
 }
@@ -95,7 +100,10 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
         s.j_m = 0.0;
         s.x_m = 0.0;
         s.pi_integrator = 0.0;
-        return TerraOutput { slip_velocity: input.omega * p.radius - input.forward_velocity, ..Default::default() };
+        return TerraOutput {
+            slip_velocity: input.omega * p.radius - input.forward_velocity,
+            ..Default::default()
+        };
     }
     let v_s = input.omega * p.radius - input.forward_velocity; // eq. (8)
     let z_eff = z - s.z_s; // eq. (1)
@@ -113,7 +121,20 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
 
     // Normal force, eq. (3), (6), (7).
     let z_eff_rate = input.z_rate - z_s_rate;
-    let normal_force = normal::spring_force(p, z_eff, s.z_peak) + normal::damping_force(p, z_eff_rate);
+    let spring = normal::spring_force(p, z_eff, s.z_peak);
+    let normal_force = spring + normal::damping_force(p, z_eff_rate);
+    let normal_stiffness = if spring <= 0.0 {
+        0.0
+    } else if z_eff >= s.z_peak {
+        p.k_c * p.k_exp * z_eff.powf(p.k_exp - 1.0)
+    } else {
+        p.k_el
+    };
+    let normal_damping = if z_eff_rate > 0.0 {
+        p.k_d * 2.0 * (p.k_c * p.mass).sqrt()
+    } else {
+        0.0
+    };
 
     // Traction, eq. (13), (19), (23), regularized around zero slip as in eq. (26). The
     // sign: v_s > 0 (rim faster than the hub) pushes the wheel forward.
@@ -144,6 +165,8 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
         resistance: res.force,
         z_eff,
         slip_velocity: v_s,
+        normal_stiffness,
+        normal_damping,
         in_contact: true,
     }
 }
@@ -166,7 +189,15 @@ mod tests {
         let p = TerraParams::table1();
         let mut s = TerraState::default();
         let z = sinkage::ideal_sinkage(&p);
-        let out = step(&p, &mut s, &TerraInput { z, ..Default::default() }, 1e-3);
+        let out = step(
+            &p,
+            &mut s,
+            &TerraInput {
+                z,
+                ..Default::default()
+            },
+            1e-3,
+        );
         assert!((out.normal_force - p.mass * p.g).abs() < 1e-9);
         assert_eq!(s.z_peak, z);
         assert_eq!(out.tangential_force, 0.0);
@@ -175,8 +206,23 @@ mod tests {
     #[test]
     fn out_of_the_soil_there_is_no_force_and_no_slip_memory() {
         let p = TerraParams::table1();
-        let mut s = TerraState { z_peak: 0.02, z_s: 0.01, j_m: 0.3, x_m: 0.1, pi_integrator: 3.0 };
-        let out = step(&p, &mut s, &TerraInput { z: -0.001, omega: 1.0, ..Default::default() }, 1e-3);
+        let mut s = TerraState {
+            z_peak: 0.02,
+            z_s: 0.01,
+            j_m: 0.3,
+            x_m: 0.1,
+            pi_integrator: 3.0,
+        };
+        let out = step(
+            &p,
+            &mut s,
+            &TerraInput {
+                z: -0.001,
+                omega: 1.0,
+                ..Default::default()
+            },
+            1e-3,
+        );
         assert_eq!(out.normal_force, 0.0);
         assert!(!out.in_contact);
         assert_eq!((s.z_s, s.j_m, s.x_m, s.pi_integrator), (0.0, 0.0, 0.0, 0.0));

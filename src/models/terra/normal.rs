@@ -41,7 +41,9 @@ mod tests {
         let z_peak = 0.02;
         let f_peak = peak_force(&p, z_peak);
         let z_pl = z_peak - f_peak / p.k_el;
-        assert!((spring_force(&p, z_peak - 0.5 * (z_peak - z_pl), z_peak) - 0.5 * f_peak).abs() < 1e-9);
+        assert!(
+            (spring_force(&p, z_peak - 0.5 * (z_peak - z_pl), z_peak) - 0.5 * f_peak).abs() < 1e-9
+        );
         assert_eq!(spring_force(&p, z_pl - 1e-4, z_peak), 0.0);
         // Damping only while sinking in.
         assert!(damping_force(&p, 0.1) > 0.0);

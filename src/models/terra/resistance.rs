@@ -34,7 +34,12 @@ pub struct Resistance {
 /// `dI/dt = v_t F_res - Delta_lim / (k_P k_awu)`. The force on the wheel is
 /// `-limit(F~)`: it opposes the forward velocity v_t and holds a stuck wheel without
 /// steady-state drift.
-pub fn limited_pi(p: &TerraParams, forward_velocity: f64, f_res: f64, integrator: f64) -> Resistance {
+pub fn limited_pi(
+    p: &TerraParams,
+    forward_velocity: f64,
+    f_res: f64,
+    integrator: f64,
+) -> Resistance {
     let raw = p.k_p * (forward_velocity * f_res + p.k_i * integrator);
     let limited = raw.clamp(-f_res, f_res);
     let overrun = raw - limited;
@@ -50,7 +55,11 @@ mod tests {
 
     #[test]
     fn passive_earth_pressure_grows_with_depth_squared_and_cohesion() {
-        let p = TerraParams { c: 0.0, phi: 30f64.to_radians(), ..TerraParams::table1() };
+        let p = TerraParams {
+            c: 0.0,
+            phi: 30f64.to_radians(),
+            ..TerraParams::table1()
+        };
         let f1 = max_resistance(&p, 0.01);
         let f2 = max_resistance(&p, 0.02);
         assert!((f2 / f1 - 4.0).abs() < 1e-12);

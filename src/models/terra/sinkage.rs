@@ -56,7 +56,10 @@ mod tests {
         assert!((inward_rate(&p, 0.0, 0.1) - p.k_s_max * 0.1).abs() < 1e-15);
         assert_eq!(inward_rate(&p, p.k_s0, 0.1), 0.0);
         assert_eq!(inward_rate(&p, 0.2, 0.1), 0.0);
-        assert!(inward_rate(&p, 0.05, -0.1) > 0.0, "braking slip digs in too");
+        assert!(
+            inward_rate(&p, 0.05, -0.1) > 0.0,
+            "braking slip digs in too"
+        );
     }
 
     #[test]

@@ -8,7 +8,11 @@ use super::TerraParams;
 /// modified friction angle phi_g = phi - alpha (eq. (12)). Not negative: on a slope
 /// steeper than phi only cohesion is left.
 pub fn max_shear_stress(p: &TerraParams, normal_force: f64, area: f64, slope_angle: f64) -> f64 {
-    let friction = if area > 0.0 { normal_force / area * (p.phi - slope_angle).tan() } else { 0.0 };
+    let friction = if area > 0.0 {
+        normal_force / area * (p.phi - slope_angle).tan()
+    } else {
+        0.0
+    };
     (p.c + friction).max(0.0)
 }
 
@@ -87,10 +91,19 @@ mod tests {
 
     #[test]
     fn the_closed_form_of_eq_23_is_the_integral_in_both_branches() {
-        for (j_m, x_m, x_e) in [(0.05, 0.02, 0.08), (0.01, 0.2, 0.08), (0.3, 0.079, 0.08), (0.002, 0.5, 0.1), (0.5, 1e-4, 0.1)] {
+        for (j_m, x_m, x_e) in [
+            (0.05, 0.02, 0.08),
+            (0.01, 0.2, 0.08),
+            (0.3, 0.079, 0.08),
+            (0.002, 0.5, 0.1),
+            (0.5, 1e-4, 0.1),
+        ] {
             let closed = mobilized_length(0.02, j_m, x_m, x_e);
             let num = numeric(0.02, j_m, x_m, x_e);
-            assert!((closed - num).abs() < 1e-7, "j_m {j_m} x_m {x_m} x_e {x_e}: {closed} vs {num}");
+            assert!(
+                (closed - num).abs() < 1e-7,
+                "j_m {j_m} x_m {x_m} x_e {x_e}: {closed} vs {num}"
+            );
         }
     }
 
@@ -111,7 +124,10 @@ mod tests {
         let flat = max_shear_stress(&p, 100.0, 0.01, 0.0);
         assert!((flat - (p.c + 1e4 * p.phi.tan())).abs() < 1e-9);
         assert!(max_shear_stress(&p, 100.0, 0.01, 0.3) < flat);
-        assert_eq!(max_shear_stress(&TerraParams { c: 0.0, ..p }, 100.0, 0.01, 1.0), 0.0);
+        assert_eq!(
+            max_shear_stress(&TerraParams { c: 0.0, ..p }, 100.0, 0.01, 1.0),
+            0.0
+        );
         assert!((build_up_length_target(0.05, 0.0, 0.1) - 1e3).abs() < 1e-9);
         assert_eq!(build_up_length_target(0.0, 0.0, 0.1), 0.0);
         assert!((build_up_length_target(0.05, 0.01, 0.1) - 0.5).abs() < 1e-12);
