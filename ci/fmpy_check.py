@@ -4,7 +4,9 @@
 1. `fmpy.validation.validate_fmu` finds no problem (the same check as `fmpy validate`),
 2. `fmpy.simulate_fmu(..., validate=True)` runs it to its stop time with finite results,
 3. on the first FMU: the runtime's log messages as an importer sees them (illegal call
-   sequence, a NaN input naming the variable, a GUID mismatch, log categories).
+   sequence, a NaN input naming the variable, a GUID mismatch, log categories);
+4. terra_single_wheel.fmu: Barthelmes 2018 section 4.1 through fmpy (the effects that
+   tests/terra_verification.rs asserts through the Rust FMI import, checked again here).
 
 Usage: ci/fmpy_check.py DIR_WITH_FMUS
 Ends with a line 'fmpy: N passed, M failed'; exit code 1 when anything failed.
@@ -117,6 +119,32 @@ def behaviour_checks(path):
         check("GUID mismatch is refused with a message", "GUID mismatch" in text, text)
 
 
+def terra_section_4_1(path):
+    """Section 4.1 with fmpy's own master algorithm and input handling."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
+    from terra_single_wheel import simulate_section_4_1
+    r = simulate_section_4_1(path)
+
+    def at(t):
+        return r[int(round(t / 0.01))]
+
+    rest = at(1.9)
+    check("4.1: plastic sinkage after the drop", rest["wheel.z_peak"] > 0.005 and abs(rest["wheel.x"]) < 1e-6,
+          f"z_peak {rest['wheel.z_peak']}, x {rest['wheel.x']}")
+    check("4.1: slip high at the start, lower on flat ground",
+          at(2.05)["wheel.slip"] > 0.6 and 0.05 < at(8.0)["wheel.slip"] < 0.3,
+          f"{at(2.05)['wheel.slip']} -> {at(8.0)['wheel.slip']}")
+    check("4.1: drives out of its imprint", at(8.5)["wheel.z_peak"] < 0.8 * rest["wheel.z_peak"] and at(8.5)["wheel.x"] > 0.25,
+          f"z_peak {at(8.5)['wheel.z_peak']}")
+    check("4.1: slip and slip-sinkage rise and converge on the 8 deg ramp",
+          at(18.0)["wheel.slip"] > at(8.0)["wheel.slip"] + 0.1 and abs(at(20.0)["wheel.slip"] - at(16.0)["wheel.slip"]) < 0.01
+          and at(18.0)["wheel.z_s"] > at(8.0)["wheel.z_s"],
+          f"slip {at(16.0)['wheel.slip']} .. {at(20.0)['wheel.slip']}")
+    end = at(39.0)
+    check("4.1: stuck on the 20 deg ramp (slip -> 1, speed -> 0)", end["wheel.slip"] > 0.99 and abs(end["wheel.vx"]) < 1e-3,
+          f"slip {end['wheel.slip']}, vx {end['wheel.vx']}")
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -143,6 +171,10 @@ def main():
             check(f"{name}: fmpy simulate", False, repr(e))
     print(f"runtime behaviour ({os.path.basename(fmus[0])})")
     behaviour_checks(fmus[0])
+    terra = [f for f in fmus if os.path.basename(f) == "terra_single_wheel.fmu"]
+    if terra:
+        print("TerRA, Barthelmes 2018 section 4.1 (terra_single_wheel.fmu)")
+        terra_section_4_1(terra[0])
     print(f"fmpy: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

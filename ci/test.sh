@@ -3,7 +3,8 @@
 #   1. ci/setup.sh: system packages (libclang for the fmi crate) and .venv with fmpy
 #   2. cargo test: unit, doc and integration tests (FMUs loaded back through the FMI C API)
 #   3. release build and packaging of every example scenario
-#   4. fmpy: validate and simulate every example FMU, runtime behaviour as fmpy sees it
+#   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
+#      behaviour and the TerRA section 4.1 test as fmpy sees them
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -29,6 +30,10 @@ if ldd "$so" | grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread\.so|libdl\.so
   echo "the runtime needs a library beyond libc/libm/libpthread/libdl (above)"; exit 1
 fi
 echo "34 fmi2 functions exported; needs only: $(ldd "$so" | awk '{print $1}' | tr '\n' ' ')"
+
+step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
+.venv/bin/python examples/sphere_drop.py target/fmu/bbcc_sphere_drop.fmu target/fmu/bbcc_sphere_drop.png
+.venv/bin/python examples/terra_single_wheel.py target/fmu/terra_single_wheel.fmu target/fmu/terra_single_wheel.png
 
 step "fmpy: validate and simulate every example FMU"
 .venv/bin/python ci/fmpy_check.py target/fmu
