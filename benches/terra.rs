@@ -18,8 +18,20 @@ use std::path::Path;
 
 fn terra_wheel_step(c: &mut Criterion) {
     let p = TerraParams::table1();
-    let mut s = TerraState { z_peak: 0.012, z_s: 0.003, j_m: 0.05, x_m: 0.1, pi_integrator: 0.0 };
-    let input = TerraInput { z: 0.014, z_rate: 0.001, omega: 0.5, forward_velocity: 0.05, slope: 0.1 };
+    let mut s = TerraState {
+        z_peak: 0.012,
+        z_s: 0.003,
+        j_m: 0.05,
+        x_m: 0.1,
+        pi_integrator: 0.0,
+    };
+    let input = TerraInput {
+        z: 0.014,
+        z_rate: 0.001,
+        omega: 0.5,
+        forward_velocity: 0.05,
+        slope: 0.1,
+    };
     c.bench_function("terra_wheel_step", |b| {
         b.iter(|| {
             let out = terra::step(black_box(&p), &mut s, black_box(&input), 1e-6);
@@ -30,9 +42,22 @@ fn terra_wheel_step(c: &mut Criterion) {
 
 fn rig_step(c: &mut Criterion) {
     let p = TerraParams::table1();
-    let surface = Surface::Plane { height: 0.0, angle: 0.0 };
-    let drive = RigDrive { mode: RigMode::ForceControlled, load_mass: 10.0, g: 9.81, omega: 0.5, vx: 0.0, drawbar_force: 10.0 };
-    let mut rig = RigState { z: 0.11, ..Default::default() };
+    let surface = Surface::Plane {
+        height: 0.0,
+        angle: 0.0,
+    };
+    let drive = RigDrive {
+        mode: RigMode::ForceControlled,
+        load_mass: 10.0,
+        g: 9.81,
+        omega: 0.5,
+        vx: 0.0,
+        drawbar_force: 10.0,
+    };
+    let mut rig = RigState {
+        z: 0.11,
+        ..Default::default()
+    };
     let mut s = TerraState::default();
     for _ in 0..3000 {
         single_wheel::step(&mut rig, &mut s, &p, &drive, &surface, 1e-3);
@@ -40,7 +65,9 @@ fn rig_step(c: &mut Criterion) {
     c.bench_function("rig_step", |b| {
         b.iter(|| {
             let (mut r, mut st) = (rig, s);
-            black_box(single_wheel::step(&mut r, &mut st, &p, &drive, &surface, 1e-3))
+            black_box(single_wheel::step(
+                &mut r, &mut st, &p, &drive, &surface, 1e-3,
+            ))
         })
     });
 }
@@ -54,7 +81,20 @@ fn fmi_call_path(c: &mut Criterion) {
     let md = import.model_description();
     let vr = |n: &str| md.model_variable_by_name(n).unwrap().value_reference;
     let inputs = [vr("rig.omega"), vr("rig.vx"), vr("rig.drawbar_force")];
-    let outputs: Vec<u32> = ["wheel.x", "wheel.z", "wheel.vx", "wheel.vz", "wheel.sinkage", "wheel.slip", "wheel.Fx", "wheel.Fz", "wheel.My"].iter().map(|n| vr(n)).collect();
+    let outputs: Vec<u32> = [
+        "wheel.x",
+        "wheel.z",
+        "wheel.vx",
+        "wheel.vz",
+        "wheel.sinkage",
+        "wheel.slip",
+        "wheel.Fx",
+        "wheel.Fz",
+        "wheel.My",
+    ]
+    .iter()
+    .map(|n| vr(n))
+    .collect();
     let mut inst = import.instantiate_cs("bench", false, false).unwrap();
     Common::setup_experiment(&mut inst, None, 0.0, None).unwrap();
     Common::enter_initialization_mode(&mut inst).unwrap();
