@@ -357,3 +357,37 @@ fn the_force_element_wheel_returns_the_terra_wrench_in_the_world_frame() {
         "{turned:?} vs {force:?}"
     );
 }
+
+#[test]
+fn the_rig_continues_bit_identically_from_a_saved_and_serialized_state() {
+    use fmi::fmi2::instance::CoSimulation;
+    let (_dir, fmu) = package_example("terra_single_wheel");
+    let import = load(&fmu);
+    let mut r = rig(&import, "state", None);
+    let h = 1e-3;
+    let run = |rig: &mut Rig, from: usize, n: usize| -> Vec<Vec<u64>> {
+        (from..from + n)
+            .map(|k| {
+                if k == 2000 {
+                    Common::set_real(&mut rig.inst, &[rig.omega, rig.drawbar], &[0.5, 10.0])
+                        .unwrap();
+                }
+                CoSimulation::do_step(&rig.inst, k as f64 * h, h, true).unwrap();
+                get(&mut rig.inst, &rig.outputs)
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect()
+            })
+            .collect()
+    };
+    run(&mut r, 0, 2500);
+    let saved = r.inst.get_fmu_state().unwrap();
+    let bytes = r.inst.serialize_fmu_state(&saved).unwrap();
+    let expected = run(&mut r, 2500, 1500);
+    r.inst.set_fmu_state(&saved);
+    assert_eq!(run(&mut r, 2500, 1500), expected);
+    let mut other = rig(&import, "other", None);
+    let restored = other.inst.deserialize_fmu_state(&bytes).unwrap();
+    other.inst.set_fmu_state(&restored);
+    assert_eq!(run(&mut other, 2500, 1500), expected);
+}

@@ -667,7 +667,7 @@ fn terra_constants(t: &mut VariableTable, s: &TerraSettings) -> TerraVrs {
             s.soil.phi,
             Bounds {
                 min: Some(0.0),
-                max: Some(1.5707),
+                max: Some(std::f64::consts::FRAC_PI_2),
                 positive: true,
             },
             "soil internal friction angle phi (eq. (12), (24))",
