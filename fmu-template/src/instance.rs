@@ -24,6 +24,8 @@ pub struct Instance {
     pub name: String,
     pub guid: String,
     pub scenario: Scenario,
+    /// The FMU's resources folder (scenario and assets).
+    pub resource_dir: std::path::PathBuf,
     pub world: World,
     pub state: State,
     pub logger: Logger,
@@ -52,11 +54,12 @@ impl Instance {
                 contact_fmu::RUNTIME_VERSION
             ));
         }
-        let world = World::new(&scenario);
+        let world = World::new(&scenario, Some(resource_dir)).map_err(|e| format!("cannot build the model: {e}"))?;
         Ok(Instance {
             name: name.to_string(),
             guid: expected,
             scenario,
+            resource_dir: resource_dir.to_path_buf(),
             world,
             state: State::Instantiated,
             logger,
@@ -87,9 +90,10 @@ impl Instance {
     }
 
     /// Back to the state after fmi2Instantiate.
-    pub fn reset(&mut self) {
-        self.world = World::new(&self.scenario);
+    pub fn reset(&mut self) -> Result<(), String> {
+        self.world = World::new(&self.scenario, Some(&self.resource_dir)).map_err(|e| format!("cannot rebuild the model: {e}"))?;
         self.state = State::Instantiated;
         self.stop_time = None;
+        Ok(())
     }
 }

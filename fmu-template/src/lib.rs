@@ -319,7 +319,7 @@ pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Reset(c: fmi2Component) -> fmi2Status {
     call(c, "fmi2Reset", allowed::RESET, |inst| {
-        inst.reset();
+        inst.reset()?;
         inst.event("reset to the state after fmi2Instantiate");
         Ok(FMI2_OK)
     })

@@ -15,6 +15,8 @@ pub struct MaterialVrs {
     pub nu: usize,
     pub zeta: usize,
     pub mu: usize,
+    /// Bengisu-Akay (mu_s, xi), eq. (5), when given.
+    pub stiction: Option<(usize, usize)>,
 }
 
 /// Value references of the terrain surface's parameters.
@@ -48,8 +50,12 @@ pub enum MotionVrs {
         v: [usize; 3],
         w: [usize; 3],
     },
+    /// Pose parameters of a body that does not move.
+    Fixed { r0: [usize; 3], q0: [usize; 4], incline: Option<usize> },
     /// Parameters, external-load inputs and state outputs of a free body.
     Free {
+        /// Boolean parameter: rotation locked.
+        locked: usize,
         mass: usize,
         inertia: [usize; 3],
         r0: [usize; 3],
@@ -70,6 +76,12 @@ pub enum MotionVrs {
 pub enum ShapeVrs {
     Sphere { radius: usize },
     Wheel { radius: usize, width: usize },
+    Cuboid { size: [usize; 3] },
+    Cylinder { radius: usize, height: usize },
+    /// `count` is an Integer value reference.
+    GrouserWheel { radius: usize, width: usize, count: usize, height: usize, thickness: usize },
+    /// Geometry from the scenario (meshes, compounds, grids): no parameters.
+    Given,
 }
 
 /// Outputs of a wheel-soil model (TerRA), shared by force-element wheels and the rig.
@@ -97,6 +109,8 @@ pub struct BodyVrs {
     pub t: [usize; 3],
     /// Deepest penetration (BBCC bodies).
     pub penetration: Option<usize>,
+    /// Integer output: number of touching partners (BBCC bodies).
+    pub contacts: Option<usize>,
     /// Boolean value reference.
     pub contact: usize,
     /// TerRA force element: mass estimate parameter and outputs.
@@ -167,6 +181,10 @@ pub struct Layout {
     pub bodies: Vec<BodyVrs>,
     /// BBCC contact pairs: the body index touching the terrain.
     pub ground_pairs: Vec<usize>,
+    /// BBCC body-body pairs (i < j) allowed to touch.
+    pub bbcc_pairs: Vec<(usize, usize)>,
+    /// The bodies' shapes as in the scenario.
+    pub shapes: Vec<Shape>,
     pub terra: Option<TerraVrs>,
     /// Bodies with a TerRA force element.
     pub terra_wheels: Vec<usize>,
@@ -217,6 +235,13 @@ fn material(t: &mut VariableTable, prefix: &str, m: &Material) -> MaterialVrs {
             Bounds::NON_NEGATIVE,
             "Coulomb friction coefficient mu (Buse 2023 eq. (4)); a pair uses the harmonic mean",
         ),
+        stiction: match (m.mu_s, m.xi) {
+            (Some(mu_s), Some(xi)) => Some((
+                t.real_parameter(format!("{prefix}.mu_s"), Tunable, "1", mu_s, Bounds::NON_NEGATIVE, "static friction coefficient mu_s of the Bengisu-Akay law (Buse 2023 eq. (5))"),
+                t.real_parameter(format!("{prefix}.xi"), Tunable, "s/m", xi, Bounds::NON_NEGATIVE, "decay xi of the Bengisu-Akay law (Buse 2023 eq. (5))"),
+            )),
+            _ => None,
+        },
     }
 }
 
@@ -365,7 +390,11 @@ fn terrain(t: &mut VariableTable, s: &Scenario) -> TerrainVrs {
 fn longest_edge(shape: &Shape) -> f64 {
     match shape {
         Shape::Sphere { radius } => 2.0 * radius,
-        Shape::Wheel { radius, width } => (2.0 * radius).max(*width),
+        Shape::Wheel { radius, width } | Shape::Cylinder { radius, height: width } => (2.0 * radius).max(*width),
+        Shape::GrouserWheel { radius, width, grouser_height, .. } => (2.0 * (radius + grouser_height)).max(*width),
+        Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
+        // from the built shape's bounding box at initialization (see World)
+        Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => 0.0,
     }
 }
 
@@ -384,35 +413,38 @@ fn wheel_soil_outputs(t: &mut VariableTable, n: &str) -> WheelSoilVrs {
 
 fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
     let n = &b.name;
-    let shape = match b.shape {
-        Shape::Sphere { radius } => ShapeVrs::Sphere {
-            radius: t.real_parameter(
-                format!("{n}.radius"),
-                Fixed,
-                "m",
-                radius,
-                Bounds::POSITIVE,
-                "sphere radius",
-            ),
-        },
+    let shape = match &b.shape {
+        Shape::Sphere { radius } => ShapeVrs::Sphere { radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "sphere radius") },
         Shape::Wheel { radius, width } => ShapeVrs::Wheel {
-            radius: t.real_parameter(
-                format!("{n}.radius"),
-                Fixed,
-                "m",
-                radius,
-                Bounds::POSITIVE,
-                "wheel radius r",
-            ),
-            width: t.real_parameter(
-                format!("{n}.width"),
-                Fixed,
-                "m",
-                width,
-                Bounds::POSITIVE,
-                "wheel width w",
-            ),
+            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "wheel radius r"),
+            width: t.real_parameter(format!("{n}.width"), Fixed, "m", *width, Bounds::POSITIVE, "wheel width w"),
         },
+        Shape::Cuboid { size } => ShapeVrs::Cuboid {
+            size: t.real_array(&format!("{n}.size"), |t, name, i| t.real_parameter(name, Fixed, "m", size[i], Bounds::POSITIVE, format!("edge length along body axis {}", i + 1))),
+        },
+        Shape::Cylinder { radius, height } => ShapeVrs::Cylinder {
+            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "cylinder radius"),
+            height: t.real_parameter(format!("{n}.height"), Fixed, "m", *height, Bounds::POSITIVE, "cylinder length along its axis (body y)"),
+        },
+        Shape::GrouserWheel { radius, width, count, grouser_height, grouser_thickness } => ShapeVrs::GrouserWheel {
+            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "rim radius"),
+            width: t.real_parameter(format!("{n}.width"), Fixed, "m", *width, Bounds::POSITIVE, "wheel width (along body y)"),
+            count: t.push(Variable {
+                name: format!("{n}.grouser_count"),
+                vr: 0,
+                ty: VarType::Integer,
+                causality: Causality::Parameter,
+                variability: Fixed,
+                initial: Some(Initial::Exact),
+                unit: None,
+                description: "number of grousers on the rim".into(),
+                start: Some(Start::Integer(*count as i32)),
+                bounds: Bounds { min: Some(0.0), max: Some(360.0), positive: false },
+            }),
+            height: t.real_parameter(format!("{n}.grouser_height"), Fixed, "m", *grouser_height, Bounds::NON_NEGATIVE, "grouser height above the rim"),
+            thickness: t.real_parameter(format!("{n}.grouser_thickness"), Fixed, "m", *grouser_thickness, Bounds::POSITIVE, "grouser thickness (tangential)"),
+        },
+        Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => ShapeVrs::Given,
     };
     let (contact_length, material) = match &b.material {
         Some(m) => (
@@ -428,9 +460,7 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
         ),
         None => (None, None),
     };
-    let radius_start = match b.shape {
-        Shape::Sphere { radius } | Shape::Wheel { radius, .. } => radius,
-    };
+    let geometry_start = crate::cosim::bodies::spec_geometry(&b.shape);
     let terra_mass_vr = terra_mass.map(|m| {
         t.real_parameter(
             format!("{n}.mass_estimate"),
@@ -481,19 +511,28 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
                 "angular velocity, world frame",
             ),
         },
-        Motion::Free {
-            mass,
-            inertia,
-            position,
-            orientation,
-            velocity,
-            angular_velocity,
-        } => {
-            let inertia = inertia.unwrap_or_else(|| {
-                let j = 0.4 * mass * radius_start * radius_start; // solid sphere
-                [j, j, j]
-            });
+        Motion::Fixed { position, orientation, incline } => MotionVrs::Fixed {
+            r0: vec3_param(t, &format!("{n}.r0"), "m", *position, "position, world frame"),
+            q0: t.real_array(&format!("{n}.q0"), |t, name, i| t.real_parameter(name, Fixed, "1", orientation[i], Bounds::ANY, format!("orientation quaternion (w, x, y, z), body to world, component {}", i + 1))),
+            incline: incline.map(|a| {
+                t.real_parameter(format!("{n}.incline"), Fixed, "rad", a, Bounds { min: Some(-1.4), max: Some(1.4), positive: false }, "rotation of the body about the world y axis on top of q0 (positive: its +x side rises)")
+            }),
+        },
+        Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity, locked } => {
+            let inertia = inertia.unwrap_or_else(|| geometry_start.as_ref().and_then(|g| crate::models::bbcc::shapes::default_inertia(g, *mass)).unwrap_or([1.0; 3]));
             MotionVrs::Free {
+                locked: t.push(Variable {
+                    name: format!("{n}.locked"),
+                    vr: 0,
+                    ty: VarType::Boolean,
+                    causality: Causality::Parameter,
+                    variability: Fixed,
+                    initial: Some(Initial::Exact),
+                    unit: None,
+                    description: "the body cannot rotate".into(),
+                    start: Some(Start::Boolean(*locked)),
+                    bounds: Bounds::ANY,
+                }),
                 mass: t.real_parameter(format!("{n}.mass"), Fixed, "kg", *mass, Bounds::POSITIVE, "mass"),
                 inertia: t.real_array(&format!("{n}.inertia"), |t, name, i| t.real_parameter(name, Fixed, "kg.m2", inertia[i], Bounds::POSITIVE, format!("principal moment of inertia about body axis {}", i + 1))),
                 r0: vec3_param(t, &format!("{n}.r0"), "m", *position, "initial position, world frame"),
@@ -529,6 +568,20 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
         )
     });
     let contact = t.boolean_output(format!("{n}.contact"), "the body touches something");
+    let contacts = b.material.as_ref().map(|_| {
+        t.push(Variable {
+            name: format!("{n}.contacts"),
+            vr: 0,
+            ty: VarType::Integer,
+            causality: Causality::Output,
+            variability: Variability::Discrete,
+            initial: Some(Initial::Calculated),
+            unit: None,
+            description: "number of touching BBCC partners".into(),
+            start: None,
+            bounds: Bounds::ANY,
+        })
+    });
     let terra = terra_mass_vr.map(|m| (m, wheel_soil_outputs(t, n)));
     BodyVrs {
         shape,
@@ -538,6 +591,7 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
         f,
         t: tq,
         penetration,
+        contacts,
         contact,
         terra,
     }
@@ -823,12 +877,32 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
         .iter()
         .map(|b| body(&mut t, b, terra_mass(&b.name)))
         .collect();
-    let ground_pairs = s
-        .bbcc
-        .iter()
-        .flat_map(|b| b.pairs.iter())
-        .filter_map(|[a, b]| s.body_index(if a == "terrain" { b } else { a }))
-        .collect();
+    // Expand the pairs of bodies and collections into body pairs, sorted and unique.
+    let members = |name: &str| -> Vec<usize> {
+        match s.body_index(name) {
+            Some(i) => vec![i],
+            None => s.bodies.iter().enumerate().filter(|(_, b)| b.group.as_deref() == Some(name)).map(|(i, _)| i).collect(),
+        }
+    };
+    let mut ground_pairs: Vec<usize> = vec![];
+    let mut bbcc_pairs: Vec<(usize, usize)> = vec![];
+    for [a, b] in s.bbcc.iter().flat_map(|b| b.pairs.iter()) {
+        if a == "terrain" || b == "terrain" {
+            ground_pairs.extend(members(if a == "terrain" { b } else { a }));
+            continue;
+        }
+        for i in members(a) {
+            for j in members(b) {
+                if i != j {
+                    bbcc_pairs.push((i.min(j), i.max(j)));
+                }
+            }
+        }
+    }
+    ground_pairs.sort_unstable();
+    ground_pairs.dedup();
+    bbcc_pairs.sort_unstable();
+    bbcc_pairs.dedup();
     let terra_wheels = s
         .terra
         .iter()
@@ -836,6 +910,7 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
         .filter_map(|w| s.body_index(&w.body))
         .collect();
     let rig = s.rig.as_ref().map(|r| rig(&mut t, r));
+    let shapes = s.bodies.iter().map(|b| b.shape.clone()).collect();
     (
         t,
         Layout {
@@ -846,6 +921,8 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
             bbcc,
             bodies,
             ground_pairs,
+            bbcc_pairs,
+            shapes,
             terra,
             terra_wheels,
             rig,

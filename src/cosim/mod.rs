@@ -2,6 +2,7 @@
 //! state snapshots. This is what the FMI runtime calls; it knows FMI's rules for
 //! variables (causality, when a variable may be set) but no C types.
 
+pub mod bodies;
 pub mod capabilities;
 pub mod layout;
 pub mod snapshot;

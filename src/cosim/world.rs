@@ -2,7 +2,12 @@
 
 use super::layout::{self, Layout, MaterialVrs, MotionVrs, ShapeVrs, TerrainVrs, WheelSoilVrs};
 use super::variables::{Phase, VarType, Variable, VariableTable};
+use crate::models::bbcc::broad_phase::SweepAndPrune;
+use crate::models::bbcc::pair::{pair_wrench, BodyPose, PairLaw};
 use crate::models::bbcc::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
+use nalgebra::Isometry3;
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::shape::SharedShape;
 use crate::models::bbcc::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
 use crate::models::rig::{RigDrive, RigMode, RigState};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
@@ -78,6 +83,8 @@ pub enum WorldError {
     NonFinite { time: f64, name: String, value: f64 },
     #[error("parameter '{name}': {reason}")]
     BadParameter { name: String, reason: String },
+    #[error("{0}")]
+    Asset(String),
 }
 
 /// One simulated scenario: variables, model states, stepping.
@@ -95,6 +102,25 @@ pub struct World {
     terra_out: Vec<(TerraInput, TerraOutput, TerraState)>,
     /// The rig's last evaluation and its wheel's state, for the outputs.
     rig_out: (RigReport, TerraState),
+    /// BBCC: the scenario's mesh vertices, read at instantiation.
+    meshes: super::bodies::Meshes,
+    /// BBCC: each body's parry shape (built at initialization), None for non-BBCC bodies.
+    shapes: Vec<Option<SharedShape>>,
+    /// BBCC: R_i of each body when its `contact_length` is 0 (auto): the longest edge.
+    auto_length: Vec<f64>,
+    /// BBCC: the terrain as a half-space, for plane surfaces.
+    halfspace: Option<(SharedShape, Isometry3<f64>)>,
+    /// BBCC work buffers (no allocation while stepping).
+    poses: Vec<BodyPose>,
+    boxes: Vec<Option<Aabb>>,
+    sweep: SweepAndPrune,
+    candidates: Vec<(u32, u32)>,
+    seen: Vec<bool>,
+    touching: Vec<i32>,
+    /// n x n: index into `layout.bbcc_pairs`, or u32::MAX.
+    pair_index: Vec<u32>,
+    /// Broad-phase candidate pairs and narrow-phase queries of the last sub-step.
+    stats: (usize, usize),
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -130,9 +156,16 @@ struct WheelGeometry {
 }
 
 impl World {
-    /// A world in the state after fmi2Instantiate: start values, time 0.
-    pub fn new(scenario: &Scenario) -> World {
+    /// A world in the state after fmi2Instantiate: start values, time 0. Mesh files
+    /// the scenario references are read from `asset_dir` (the FMU's resources).
+    pub fn new(scenario: &Scenario, asset_dir: Option<&std::path::Path>) -> Result<World, WorldError> {
+        let meshes = super::bodies::load_meshes(&scenario.bodies.iter().map(|b| b.shape.clone()).collect::<Vec<_>>(), asset_dir).map_err(WorldError::Asset)?;
         let (table, layout) = layout::build(scenario);
+        let n = layout.bodies.len();
+        let mut pair_index = vec![u32::MAX; n * n];
+        for (k, &(i, j)) in layout.bbcc_pairs.iter().enumerate() {
+            pair_index[i * n + j] = k as u32;
+        }
         let values = start_values(&table);
         let n_bodies = layout.bodies.len();
         let mut world = World {
@@ -140,7 +173,7 @@ impl World {
                 time: scenario.default_experiment.start_time,
                 values,
                 bodies: vec![RigidBodyState::default(); n_bodies],
-                memory: vec![ContactMemory::default(); layout.ground_pairs.len()],
+                memory: vec![ContactMemory::default(); layout.ground_pairs.len() + layout.bbcc_pairs.len()],
                 terra: vec![TerraState::default(); layout.terra_wheels.len()],
                 rig: layout
                     .rig
@@ -151,6 +184,18 @@ impl World {
             scratch: vec![ContactWrench::default(); n_bodies],
             terra_out: vec![Default::default(); layout.terra_wheels.len()],
             rig_out: (RigReport::default(), TerraState::default()),
+            meshes,
+            shapes: vec![None; n],
+            auto_length: vec![0.0; n],
+            halfspace: None,
+            poses: vec![BodyPose { iso: Isometry3::identity(), v: Vector3::zeros(), w: Vector3::zeros() }; n],
+            boxes: vec![None; n],
+            sweep: SweepAndPrune::default(),
+            candidates: Vec::with_capacity(layout.bbcc_pairs.len().min(4096)),
+            seen: vec![false; layout.bbcc_pairs.len()],
+            touching: vec![0; n],
+            pair_index,
+            stats: (0, 0),
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -158,10 +203,14 @@ impl World {
             table: Arc::new(table),
             layout: Arc::new(layout),
         };
-        // Valid start values cannot fail here (the scenario was validated).
-        let _ = world.apply_initial_conditions();
+        world.apply_initial_conditions()?;
         world.refresh_outputs();
-        world
+        Ok(world)
+    }
+
+    /// Broad-phase candidate pairs and narrow-phase queries of the last sub-step.
+    pub fn contact_stats(&self) -> (usize, usize) {
+        self.stats
     }
 
     /// The variable table (shared, immutable).
@@ -274,8 +323,38 @@ impl World {
         })
     }
 
+    /// Builds the BBCC shapes from the scenario and the current (fixed) parameters.
+    fn build_shapes(&mut self) -> Result<(), WorldError> {
+        let layout = self.layout.clone();
+        let in_bbcc: Vec<bool> = (0..layout.bodies.len())
+            .map(|b| layout.ground_pairs.contains(&b) || layout.bbcc_pairs.iter().any(|&(i, j)| i == b || j == b))
+            .collect();
+        for (b, body) in layout.bodies.iter().enumerate() {
+            self.shapes[b] = None;
+            if !in_bbcc[b] {
+                continue;
+            }
+            let name = self.table.variables.iter().find(|v| v.name.ends_with(".f[1]") && v.vr as usize == body.f[0]).map(|v| v.name.trim_end_matches(".f[1]").to_string()).unwrap_or_default();
+            let geometry = super::bodies::geometry(&layout.shapes[b], &body.shape, &self.dynamic.values.reals, &self.dynamic.values.integers, &self.meshes)
+                .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
+                .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
+            let shape = crate::models::bbcc::shapes::build(&geometry).map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
+            self.auto_length[b] = crate::models::bbcc::shapes::longest_edge(&shape);
+            self.shapes[b] = Some(shape);
+        }
+        self.halfspace = match self.surface {
+            Surface::Plane { height, angle } => Some((
+                SharedShape::halfspace(nalgebra::Unit::new_normalize(Vector3::new(-angle.sin(), 0.0, angle.cos()))),
+                Isometry3::translation(0.0, 0.0, height),
+            )),
+            Surface::Profile { .. } => None,
+        };
+        Ok(())
+    }
+
     fn apply_initial_conditions(&mut self) -> Result<(), WorldError> {
         self.surface = self.build_surface()?;
+        self.build_shapes()?;
         let layout = self.layout.clone();
         for (i, b) in layout.bodies.iter().enumerate() {
             if let MotionVrs::Free { r0, q0, v0, w0, .. } = &b.motion {
@@ -325,34 +404,53 @@ impl World {
         )
     }
 
-    /// Constants of the BBCC contact of body `b` with the ground, from the current
-    /// parameters. Only called for validated pairs (both have materials).
-    fn ground_constants(&self, b: usize) -> PairConstants {
-        let body = &self.layout.bodies[b];
-        let (Some(bm), Some(tm), Some(bb), Some(len)) = (
-            &body.material,
-            &self.layout.terrain_material,
-            &self.layout.bbcc,
-            body.contact_length,
-        ) else {
-            return PairConstants {
-                k: 0.0,
-                zeta: 1.0,
-                mu: 0.0,
-                v_d: 1.0,
-                impact_velocity_min: 1.0,
-            };
+    /// R_i of body `b`, m: its `contact_length`, or its longest edge when that is 0.
+    fn contact_length(&self, b: usize) -> f64 {
+        let set = self.layout.bodies[b].contact_length.map(|vr| self.real(vr)).unwrap_or(0.0);
+        if set > 0.0 { set } else { self.auto_length[b] }
+    }
+
+    /// Constants of the BBCC contact of body `a` (None: the terrain) with body `b`,
+    /// from the current parameters (Buse 2023 section 4.1.1). Pairs are validated: both
+    /// sides have materials.
+    fn bbcc_law(&self, a: Option<usize>, b: usize) -> PairLaw {
+        let mat = |x: Option<usize>| match x {
+            Some(i) => self.layout.bodies[i].material,
+            None => self.layout.terrain_material,
         };
-        let (e1, nu1, z1, mu1) = self.material_of(bm);
-        let (e2, nu2, z2, mu2) = self.material_of(tm);
-        // Buse 2023 section 4.1.1: 1/R = 1/R_1 + 1/R_2; the ground is unbounded.
-        let r_eff = hunt_crossley::effective_radius(self.real(len), f64::INFINITY);
-        PairConstants {
+        let (Some(ma), Some(mb), Some(bb)) = (mat(a), mat(Some(b)), &self.layout.bbcc) else {
+            return PairLaw { k: 0.0, r_eff: 1.0, zeta: 1.0, mu: 0.0, stiction: None, v_d: 1.0, impact_velocity_min: 1.0 };
+        };
+        let (e1, nu1, z1, mu1) = self.material_of(&ma);
+        let (e2, nu2, z2, mu2) = self.material_of(&mb);
+        // 1/R = 1/R_1 + 1/R_2; the terrain is unbounded.
+        let r_a = a.map(|i| self.contact_length(i)).unwrap_or(f64::INFINITY);
+        let r_eff = hunt_crossley::effective_radius(r_a, self.contact_length(b));
+        let st = |m: &MaterialVrs| m.stiction.map(|(s, x)| (self.real(s), self.real(x)));
+        let stiction = match (st(&ma), st(&mb)) {
+            (Some((s1, x1)), Some((s2, x2))) => Some((harmonic_mean(s1, s2), harmonic_mean(x1, x2))),
+            (Some(v), None) | (None, Some(v)) => Some(v),
+            (None, None) => None,
+        };
+        PairLaw {
             k: hunt_crossley::stiffness(r_eff, e1, nu1, e2, nu2),
+            r_eff,
             zeta: harmonic_mean(z1, z2),
             mu: harmonic_mean(mu1, mu2),
+            stiction,
             v_d: self.real(bb.v_d),
             impact_velocity_min: self.real(bb.impact_velocity_min),
+        }
+    }
+
+    /// Pose of a fixed body: q0 and r0, turned about the world y axis by `incline`.
+    fn fixed_pose(&self, r0: &[usize; 3], q0: &[usize; 4], incline: Option<usize>) -> Isometry3<f64> {
+        let q = self.quaternion(q0).unwrap_or_else(UnitQuaternion::identity);
+        let base = Isometry3::from_parts(nalgebra::Translation3::from(self.vec3(r0)), q);
+        match incline {
+            // positive incline raises the +x side: a rotation by -incline about +y
+            Some(a) => Isometry3::rotation(Vector3::y() * -self.real(a)) * base,
+            None => base,
         }
     }
 
@@ -372,6 +470,7 @@ impl World {
                     w: s.w,
                 }
             }
+            MotionVrs::Fixed { r0, q0, incline } => BodyKinematics { r: self.fixed_pose(r0, q0, *incline).translation.vector, v: Vector3::zeros(), w: Vector3::zeros() },
         }
     }
 
@@ -382,6 +481,7 @@ impl World {
                 self.quaternion(q).unwrap_or_else(UnitQuaternion::identity)
             }
             MotionVrs::Free { .. } => self.dynamic.bodies[b].q,
+            MotionVrs::Fixed { r0, q0, incline } => self.fixed_pose(r0, q0, *incline).rotation,
         }
     }
 
@@ -416,9 +516,10 @@ impl World {
     /// TerRA parameters and contact geometry of force-element wheel `k` (body `b`).
     fn terra_wheel(&self, b: usize) -> (TerraParams, WheelGeometry) {
         let body = &self.layout.bodies[b];
+        // validated: TerRA wheels have a wheel shape
         let (radius, width) = match body.shape {
             ShapeVrs::Wheel { radius, width } => (self.real(radius), self.real(width)),
-            ShapeVrs::Sphere { radius } => (self.real(radius), 0.0),
+            _ => (0.0, 0.0),
         };
         let mass = body.terra.map(|(m, _)| self.real(m)).unwrap_or(1.0);
         let gravity = self.vec3(&self.layout.gravity);
@@ -479,6 +580,108 @@ impl World {
         ))
     }
 
+    /// Pose and velocities of body `b` for the contact models.
+    fn pose_of(&self, b: usize) -> BodyPose {
+        let m = self.motion_of(b);
+        BodyPose { iso: Isometry3::from_parts(nalgebra::Translation3::from(m.r), self.orientation_of(b)), v: m.v, w: m.w }
+    }
+
+    fn accumulate(&mut self, b: usize, force: Vector3<f64>, torque: Vector3<f64>, depth: f64, in_contact: bool) {
+        let acc = &mut self.scratch[b];
+        acc.force += force;
+        acc.torque += torque;
+        if in_contact {
+            acc.depth = acc.depth.max(depth);
+            acc.in_contact = true;
+            self.touching[b] += 1;
+        }
+    }
+
+    /// BBCC (Buse 2023, section 4.1): bodies with the terrain, then body pairs through
+    /// the AABB broad phase and parry's narrow phase.
+    fn bbcc_contacts(&mut self, advance: bool) {
+        for t in self.touching.iter_mut() {
+            *t = 0;
+        }
+        if self.layout.bbcc.is_none() {
+            return;
+        }
+        for b in 0..self.poses.len() {
+            if self.shapes[b].is_some() {
+                self.poses[b] = self.pose_of(b);
+            }
+        }
+        let layout = Arc::clone(&self.layout);
+        // Bodies on the terrain: the plane as a parry half-space; spheres on a profile
+        // analytically.
+        for (p, &b) in layout.ground_pairs.iter().enumerate() {
+            let law = self.bbcc_law(None, b);
+            let mut memory = self.dynamic.memory[p];
+            let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
+                (Some((ground, iso)), Some(shape)) => {
+                    let ground_pose = BodyPose { iso: *iso, v: Vector3::zeros(), w: Vector3::zeros() };
+                    let w = pair_wrench(ground.as_ref(), &ground_pose, shape.as_ref(), &self.poses[b], &law, &mut memory, advance);
+                    (w.force2, w.torque2, w.depth, w.in_contact)
+                }
+                _ => {
+                    let ShapeVrs::Sphere { radius } = layout.bodies[b].shape else { continue };
+                    let radius = self.real(radius);
+                    let body = self.motion_of(b);
+                    let ground = self.surface.disc_contact(&body.r, radius);
+                    let c = PairConstants { k: law.k, zeta: law.zeta, mu: law.mu, v_d: law.v_d, impact_velocity_min: law.impact_velocity_min };
+                    let w = sphere_on_surface(&body, radius, &ground, &c, &mut memory, advance);
+                    (w.force, w.torque, w.depth, w.in_contact)
+                }
+            };
+            if advance {
+                self.dynamic.memory[p] = memory;
+            }
+            self.accumulate(b, force, torque, depth, touch);
+        }
+        if layout.bbcc_pairs.is_empty() {
+            self.stats = (0, layout.ground_pairs.len());
+            return;
+        }
+        // Broad phase: world AABBs, sweep and prune over the allowed pairs.
+        for b in 0..self.boxes.len() {
+            self.boxes[b] = self.shapes[b].as_ref().map(|s| s.compute_aabb(&self.poses[b].iso));
+        }
+        let n = self.boxes.len();
+        {
+            let (sweep, boxes, index, candidates) = (&mut self.sweep, &self.boxes, &self.pair_index, &mut self.candidates);
+            candidates.clear();
+            sweep.overlapping_pairs(boxes, |i, j| index[i * n + j] != u32::MAX, |i, j| candidates.push((i as u32, j as u32)));
+        }
+        // Deterministic order whatever the sweep found first.
+        self.candidates.sort_unstable();
+        for s in self.seen.iter_mut() {
+            *s = false;
+        }
+        let base = layout.ground_pairs.len();
+        for c in 0..self.candidates.len() {
+            let (i, j) = (self.candidates[c].0 as usize, self.candidates[c].1 as usize);
+            let k = self.pair_index[i * n + j] as usize;
+            self.seen[k] = true;
+            let law = self.bbcc_law(Some(i), j);
+            let mut memory = self.dynamic.memory[base + k];
+            let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else { continue };
+            let w = pair_wrench(si.as_ref(), &self.poses[i], sj.as_ref(), &self.poses[j], &law, &mut memory, advance);
+            if advance {
+                self.dynamic.memory[base + k] = memory;
+            }
+            self.accumulate(i, w.force1, w.torque1, w.depth, w.in_contact);
+            self.accumulate(j, w.force2, w.torque2, w.depth, w.in_contact);
+        }
+        if advance {
+            for (k, seen) in self.seen.iter().enumerate() {
+                if !seen {
+                    self.dynamic.memory[base + k] = ContactMemory::default();
+                }
+            }
+        }
+        self.stats = (self.candidates.len(), self.candidates.len() + layout.ground_pairs.len());
+    }
+
     /// Contact wrenches of all bodies at the current state into `scratch` (and the
     /// TerRA evaluations into `terra_out`). With `dt > 0` the contact states advance by
     /// a model step of `dt`; with `dt = 0` they are only evaluated.
@@ -487,26 +690,7 @@ impl World {
             *w = ContactWrench::default();
         }
         let advance = dt > 0.0;
-        for p in 0..self.layout.ground_pairs.len() {
-            let b = self.layout.ground_pairs[p];
-            let body = self.motion_of(b);
-            let ShapeVrs::Sphere { radius } = self.layout.bodies[b].shape else {
-                continue;
-            };
-            let radius = self.real(radius);
-            let c = self.ground_constants(b);
-            let ground = self.surface.disc_contact(&body.r, radius);
-            let mut memory = self.dynamic.memory[p];
-            let cw = sphere_on_surface(&body, radius, &ground, &c, &mut memory, advance);
-            if advance {
-                self.dynamic.memory[p] = memory;
-            }
-            let acc = &mut self.scratch[b];
-            acc.force += cw.force;
-            acc.torque += cw.torque;
-            acc.depth = acc.depth.max(cw.depth);
-            acc.in_contact |= cw.in_contact;
-        }
+        self.bbcc_contacts(advance);
         for k in 0..self.layout.terra_wheels.len() {
             let b = self.layout.terra_wheels[k];
             let (p, geo) = self.terra_wheel(b);
@@ -548,20 +732,15 @@ impl World {
         let g = self.vec3(&self.layout.gravity);
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
-            if let MotionVrs::Free {
-                mass,
-                inertia,
-                f_ext,
-                t_ext,
-                ..
-            } = &body.motion
-            {
-                let m = MassProperties {
-                    mass: self.real(*mass),
-                    inertia: self.vec3(inertia),
-                };
+            if let MotionVrs::Free { mass, inertia, f_ext, t_ext, locked, .. } = &body.motion {
+                let m = MassProperties { mass: self.real(*mass), inertia: self.vec3(inertia) };
                 let f = self.scratch[b].force + self.vec3(f_ext);
-                let t = self.scratch[b].torque + self.vec3(t_ext);
+                let mut t = self.scratch[b].torque + self.vec3(t_ext);
+                if self.dynamic.values.booleans[*locked] {
+                    // rotation locked: no spin, no turning
+                    self.dynamic.bodies[b].w = Vector3::zeros();
+                    t = Vector3::zeros();
+                }
                 self.dynamic.bodies[b].step(&m, &f, &t, &g, dt);
             }
         }
@@ -628,6 +807,9 @@ impl World {
             if let Some(p) = body.penetration {
                 vals.reals[p] = w.depth;
             }
+            if let Some(c) = body.contacts {
+                vals.integers[c] = self.touching[b];
+            }
             vals.booleans[body.contact] = w.in_contact;
             if let MotionVrs::Free { r, q, v, w, .. } = &body.motion {
                 let s = &self.dynamic.bodies[b];
@@ -649,7 +831,8 @@ impl World {
             };
             let (input, out, state) = self.terra_out[k];
             let radius = match layout.bodies[b].shape {
-                ShapeVrs::Wheel { radius, .. } | ShapeVrs::Sphere { radius } => self.real(radius),
+                ShapeVrs::Wheel { radius, .. } => self.real(radius),
+                _ => 0.0,
             };
             self.write_wheel_soil(&vrs, &input, &out, &state, radius);
         }

@@ -50,14 +50,26 @@ pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
     }
 }
 
-/// Reads, parses and validates a scenario file.
+/// Reads, parses and validates a scenario file, and checks that the asset files it
+/// references exist inside its folder.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let file = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
         file: file.clone(),
         source,
     })?;
-    parse_str(&text, &file)
+    let scenario = parse_str(&text, &file)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let errors: Vec<FieldError> = scenario
+        .asset_references()
+        .into_iter()
+        .filter_map(|(field, reference)| resolve_asset(dir, &reference).err().map(|message| FieldError { path: field, message }))
+        .collect();
+    if errors.is_empty() {
+        Ok(scenario)
+    } else {
+        Err(ScenarioError::Invalid { file, errors })
+    }
 }
 
 impl Scenario {
@@ -72,6 +84,25 @@ impl Scenario {
     /// The FMU GUID of this scenario (see [`crate::guid`]).
     pub fn guid(&self) -> String {
         crate::guid::guid_for(&self.canonical_json())
+    }
+
+    /// Asset files the scenario references: (field path, path as written).
+    pub fn asset_references(&self) -> Vec<(String, String)> {
+        let mut out = vec![];
+        for (i, b) in self.bodies.iter().enumerate() {
+            match &b.shape {
+                Shape::ConvexMesh { file, .. } => out.push((format!("bodies[{i}].shape.file"), file.clone())),
+                Shape::Compound { parts } => {
+                    for (k, p) in parts.iter().enumerate() {
+                        if let Shape::ConvexMesh { file, .. } = &p.shape {
+                            out.push((format!("bodies[{i}].shape.parts[{k}].shape.file"), file.clone()));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
     }
 
     /// Index of the body named `name`.
@@ -159,7 +190,7 @@ mod tests {
         assert!(
             errors
                 .iter()
-                .any(|e| e.starts_with("bbcc.pairs[0][0]: no body named 'bal'")),
+                .any(|e| e.starts_with("bbcc.pairs[0][0]: no body or collection named 'bal'")),
             "{errors:?}"
         );
         assert!(

@@ -138,8 +138,13 @@ pub struct Body {
     /// Contact material; required for bodies in BBCC pairs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub material: Option<Material>,
-    /// Who moves the body: the importing tool (`kinematic`) or the FMU (`free`).
+    /// Who moves the body: the importing tool (`kinematic`), the FMU (`free`), or
+    /// nobody (`fixed`).
     pub motion: Motion,
+    /// BBCC collection the body belongs to: members of one collection do not collide
+    /// with each other; `bbcc.pairs` can name the collection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
 }
 
 /// Body geometry in the body frame.
@@ -160,6 +165,74 @@ pub enum Shape {
         /// m
         width: f64,
     },
+    /// Box centred at the body origin, edges along the body axes (`<body>.size[1..3]`).
+    Cuboid {
+        /// Edge lengths along x, y, z, m.
+        size: [f64; 3],
+    },
+    /// Cylinder centred at the body origin, axis along the body y axis (a wheel rolls
+    /// about y) (`<body>.radius`, `<body>.height`).
+    Cylinder {
+        /// m
+        radius: f64,
+        /// Length along the axis, m.
+        height: f64,
+    },
+    /// BBCC wheel (Buse 2023, section 4.1): a cylinder (axis body y) with `count`
+    /// cuboid grousers on its rim, each `height` tall (radially), `thickness` wide
+    /// (tangentially) and as wide as the wheel.
+    GrouserWheel {
+        /// Rim radius, m.
+        radius: f64,
+        /// m
+        width: f64,
+        /// Number of grousers, evenly spaced.
+        count: u32,
+        /// m
+        grouser_height: f64,
+        /// m
+        grouser_thickness: f64,
+    },
+    /// The convex hull of the vertices of an OBJ mesh file (path relative to the
+    /// scenario file; the packager copies it into the FMU), in body coordinates.
+    ConvexMesh {
+        /// OBJ file.
+        file: String,
+        /// Scale applied to the vertices.
+        #[serde(default = "one")]
+        scale: f64,
+    },
+    /// Several convex parts with one set of properties (Buse 2023, section 4.1).
+    Compound {
+        parts: Vec<CompoundPart>,
+    },
+    /// A surface of unit-height cuboids following an elevation grid (Buse 2023,
+    /// section 4.1): cell (i, j) is centred at (i + 0.5, j + 0.5) `cell` in body x, y,
+    /// with its top at `heights[j][i]`.
+    CuboidGrid {
+        /// Cell edge, m.
+        cell: f64,
+        /// Rows along y of heights along x, m.
+        heights: Vec<Vec<f64>>,
+    },
+}
+
+/// One part of a [`Shape::Compound`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompoundPart {
+    /// A convex shape (sphere, cuboid, cylinder, convex_mesh).
+    pub shape: Shape,
+    /// Part origin in body coordinates, m.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Part orientation, unit quaternion [w, x, y, z], part to body.
+    #[serde(default = "identity_quaternion")]
+    pub orientation: [f64; 4],
+}
+
+fn one() -> f64 {
+    1.0
 }
 
 /// Contact material (Buse 2023, section 4.1.1). FMI parameters `<body>.E`, `.nu`, `.zeta`, `.mu`.
@@ -175,6 +248,13 @@ pub struct Material {
     pub zeta: f64,
     /// Coulomb friction coefficient, 1.
     pub mu: f64,
+    /// Static friction coefficient of the Bengisu-Akay law (Buse 2023 eq. (5)), 1;
+    /// with `xi` it replaces the regularized Coulomb law of eq. (4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mu_s: Option<f64>,
+    /// Decay xi of the Bengisu-Akay law, s/m.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub xi: Option<f64>,
 }
 
 /// Motion of a body.
@@ -220,6 +300,23 @@ pub enum Motion {
         /// Initial angular velocity, rad/s, world.
         #[serde(default)]
         angular_velocity: [f64; 3],
+        /// Start value of the Boolean parameter `<body>.locked`: the body cannot rotate.
+        #[serde(default)]
+        locked: bool,
+    },
+    /// Does not move (obstacles, a ground cuboid). Parameters `<body>.r0`, `<body>.q0`
+    /// and, when given, `<body>.incline`.
+    Fixed {
+        /// m, world
+        #[serde(default)]
+        position: [f64; 3],
+        /// unit quaternion [w, x, y, z], body to world
+        #[serde(default = "identity_quaternion")]
+        orientation: [f64; 4],
+        /// A rotation about the world y axis applied on top of `orientation`, rad
+        /// (positive: the body's +x side rises). FMI parameter `<body>.incline`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        incline: Option<f64>,
     },
 }
 
@@ -239,7 +336,8 @@ pub struct BbccSettings {
     /// m/s. Keeps the damping finite for contacts that start at rest.
     #[serde(default = "BbccSettings::default_impact_velocity_min")]
     pub impact_velocity_min: f64,
-    /// Pairs that may touch: body names, or `"terrain"`.
+    /// Pairs that may touch: body names, collection names (`group`), or `"terrain"`.
+    /// A pair of collections lets every member of one touch every member of the other.
     pub pairs: Vec<[String; 2]>,
 }
 

@@ -69,6 +69,79 @@ impl Checker {
             self.err(zeta, format!("must be in (0, 1], got {}", m.zeta));
         }
         self.non_negative(&format!("{path}.mu"), m.mu);
+        match (m.mu_s, m.xi) {
+            (Some(mu_s), Some(xi)) => {
+                self.non_negative(&format!("{path}.mu_s"), mu_s);
+                self.non_negative(&format!("{path}.xi"), xi);
+            }
+            (None, None) => {}
+            _ => self.err(path, "give both mu_s and xi (Bengisu-Akay, eq. (5)) or neither"),
+        }
+    }
+    fn shape(&mut self, path: &str, shape: &Shape, top: bool) {
+        match shape {
+            Shape::Sphere { radius } => self.positive(&format!("{path}.radius"), *radius),
+            Shape::Wheel { radius, width } => {
+                self.positive(&format!("{path}.radius"), *radius);
+                self.positive(&format!("{path}.width"), *width);
+            }
+            Shape::Cuboid { size } => {
+                for (k, x) in size.iter().enumerate() {
+                    self.positive(&format!("{path}.size[{k}]"), *x);
+                }
+            }
+            Shape::Cylinder { radius, height } => {
+                self.positive(&format!("{path}.radius"), *radius);
+                self.positive(&format!("{path}.height"), *height);
+            }
+            Shape::GrouserWheel { radius, width, count, grouser_height, grouser_thickness } => {
+                self.positive(&format!("{path}.radius"), *radius);
+                self.positive(&format!("{path}.width"), *width);
+                self.non_negative(&format!("{path}.grouser_height"), *grouser_height);
+                self.positive(&format!("{path}.grouser_thickness"), *grouser_thickness);
+                if *count > 360 {
+                    self.err(format!("{path}.count"), format!("at most 360 grousers, got {count}"));
+                }
+            }
+            Shape::ConvexMesh { file, scale } => {
+                self.positive(&format!("{path}.scale"), *scale);
+                if file.is_empty() {
+                    self.err(format!("{path}.file"), "must name an OBJ file");
+                }
+            }
+            Shape::Compound { parts } => {
+                if !top {
+                    self.err(path, "compounds cannot be nested");
+                }
+                if parts.is_empty() {
+                    self.err(format!("{path}.parts"), "needs at least one part");
+                }
+                for (i, part) in parts.iter().enumerate() {
+                    let pp = format!("{path}.parts[{i}]");
+                    if !matches!(part.shape, Shape::Sphere { .. } | Shape::Cuboid { .. } | Shape::Cylinder { .. } | Shape::ConvexMesh { .. }) {
+                        self.err(format!("{pp}.shape"), "a compound part must be convex: sphere, cuboid, cylinder or convex_mesh");
+                    }
+                    self.shape(&format!("{pp}.shape"), &part.shape, false);
+                    self.vec(&format!("{pp}.position"), &part.position);
+                    self.quaternion(&format!("{pp}.orientation"), &part.orientation);
+                }
+            }
+            Shape::CuboidGrid { cell, heights } => {
+                self.positive(&format!("{path}.cell"), *cell);
+                let nx = heights.first().map_or(0, |r| r.len());
+                if heights.is_empty() || nx == 0 {
+                    self.err(format!("{path}.heights"), "needs at least one row with one height");
+                }
+                for (j, row) in heights.iter().enumerate() {
+                    if row.len() != nx {
+                        self.err(format!("{path}.heights[{j}]"), format!("all rows need {nx} heights, got {}", row.len()));
+                    }
+                    for (i, h) in row.iter().enumerate() {
+                        self.finite(&format!("{path}.heights[{j}][{i}]"), *h);
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -180,11 +253,12 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
             );
         }
         names.push(&b.name);
-        match &b.shape {
-            Shape::Sphere { radius } => c.positive(&format!("{p}.shape.radius"), *radius),
-            Shape::Wheel { radius, width } => {
-                c.positive(&format!("{p}.shape.radius"), *radius);
-                c.positive(&format!("{p}.shape.width"), *width);
+        c.shape(&format!("{p}.shape"), &b.shape, true);
+        if let Some(g) = &b.group {
+            if !is_plain_name(g) {
+                c.err(format!("{p}.group"), format!("must be letters, digits and '_', starting with a letter, got '{g}'"));
+            } else if s.bodies.iter().any(|o| &o.name == g) || g == "terrain" {
+                c.err(format!("{p}.group"), format!("'{g}' is also a body name (or \"terrain\"): collection names must differ"));
             }
         }
         if let Some(m) = &b.material {
@@ -208,9 +282,12 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 position,
                 orientation,
                 velocity,
-                angular_velocity,
+                angular_velocity, ..
             } => {
                 c.positive(&format!("{p}.motion.mass"), *mass);
+                if matches!(b.shape, Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. }) && inertia.is_none() {
+                    c.err(format!("{p}.motion.inertia"), "give the inertia of a mesh, compound or grid body (no default for it)");
+                }
                 if let Some(inertia) = inertia {
                     for (k, j) in inertia.iter().enumerate() {
                         c.positive(&format!("{p}.motion.inertia[{k}]"), *j);
@@ -221,46 +298,18 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 c.vec(&format!("{p}.motion.velocity"), velocity);
                 c.vec(&format!("{p}.motion.angular_velocity"), angular_velocity);
             }
+            Motion::Fixed { position, orientation, incline } => {
+                c.vec(&format!("{p}.motion.position"), position);
+                c.quaternion(&format!("{p}.motion.orientation"), orientation);
+                if let Some(a) = incline {
+                    c.angle(&format!("{p}.motion.incline"), *a);
+                }
+            }
         }
     }
 
     if let Some(bbcc) = &s.bbcc {
-        c.positive("bbcc.v_d", bbcc.v_d);
-        c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
-        let mut seen: Vec<(String, String)> = vec![];
-        for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
-            let p = format!("bbcc.pairs[{i}]");
-            for (k, n) in [a, b].iter().enumerate() {
-                if n.as_str() != "terrain" && !names.contains(&n.as_str()) {
-                    c.err(
-                        format!("{p}[{k}]"),
-                        format!(
-                            "no body named '{n}' (bodies: {}, or \"terrain\")",
-                            names.join(", ")
-                        ),
-                    );
-                }
-            }
-            if a == b {
-                c.err(&p, format!("a body cannot touch itself ('{a}')"));
-            } else if a != "terrain" && b != "terrain" {
-                c.err(
-                    &p,
-                    format!(
-                        "body-to-body pairs ('{a}', '{b}') are not supported yet: this version pairs bodies with the terrain only"
-                    ),
-                );
-            }
-            let key = if a < b {
-                (a.clone(), b.clone())
-            } else {
-                (b.clone(), a.clone())
-            };
-            if seen.contains(&key) {
-                c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
-            }
-            seen.push(key);
-        }
+        bbcc_pairs(&mut c, s, bbcc);
     }
 
     if let Some(t) = &s.terra {
@@ -270,6 +319,58 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
         rig(&mut c, s, r);
     }
     c.errors
+}
+
+/// Members of a pair name: the body itself, or the members of a collection.
+fn members<'a>(s: &'a Scenario, name: &str) -> Vec<&'a Body> {
+    match s.bodies.iter().find(|b| b.name == name) {
+        Some(b) => vec![b],
+        None => s.bodies.iter().filter(|b| b.group.as_deref() == Some(name)).collect(),
+    }
+}
+
+fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
+    c.positive("bbcc.v_d", bbcc.v_d);
+    c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
+    let flat_terrain = matches!(s.terrain.surface, SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. });
+    let mut seen: Vec<(String, String)> = vec![];
+    for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
+        let p = format!("bbcc.pairs[{i}]");
+        let mut all = vec![];
+        for (k, n) in [a, b].iter().enumerate() {
+            if n.as_str() == "terrain" {
+                if s.terrain.material.is_none() {
+                    c.err(&p, "the terrain has no material (terrain.material: BBCC needs E, nu, zeta, mu)");
+                }
+                continue;
+            }
+            let m = members(s, n);
+            if m.is_empty() {
+                let names: Vec<&str> = s.bodies.iter().map(|b| b.name.as_str()).collect();
+                c.err(format!("{p}[{k}]"), format!("no body or collection named '{n}' (bodies: {}, or \"terrain\")", names.join(", ")));
+            }
+            all.extend(m);
+        }
+        if a == b {
+            c.err(&p, format!("a body or collection cannot be paired with itself ('{a}'): members of a collection do not collide with each other"));
+        }
+        for body in all {
+            if matches!(body.shape, Shape::Wheel { .. }) {
+                c.err(&p, format!("'{}' has a TerRA wheel shape; BBCC needs sphere, cuboid, cylinder, grouser_wheel, convex_mesh, compound or cuboid_grid", body.name));
+            }
+            if body.material.is_none() {
+                c.err(&p, format!("'{}' has no material (BBCC needs E, nu, zeta, mu)", body.name));
+            }
+            if (a == "terrain" || b == "terrain") && !flat_terrain && !matches!(body.shape, Shape::Sphere { .. }) {
+                c.err(&p, format!("'{}': only spheres touch a ramps or profile terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
+            }
+        }
+        let key = if a < b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
+        if seen.contains(&key) {
+            c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
+        }
+        seen.push(key);
+    }
 }
 
 fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {

@@ -2,11 +2,16 @@
 //!
 //! - [`hunt_crossley`]: the normal force law, eq. (1)-(3).
 //! - [`friction`]: the regularized Coulomb law, eq. (4).
-//! - [`sphere_plane`]: contact geometry of a sphere on a flat ground plane, and the
-//!   whole wrench of that contact.
+//! - [`sphere_plane`]: a sphere on the analytic terrain surface.
+//! - [`shapes`]: the contact shapes as parry3d-f64 shapes.
+//! - [`pair`]: the wrench between two shapes (narrow phase: parry's GJK/EPA).
+//! - [`broad_phase`]: sweep and prune over axis-aligned bounding boxes.
 
+pub mod broad_phase;
 pub mod friction;
 pub mod hunt_crossley;
+pub mod pair;
+pub mod shapes;
 pub mod sphere_plane;
 
 use nalgebra::Vector3;

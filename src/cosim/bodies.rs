@@ -1,0 +1,117 @@
+//! From a scenario's shape descriptions (and the current parameter values) to the
+//! geometry the BBCC model builds its parry shapes from. Mesh files are read here, at
+//! instantiation, never in the step loop.
+
+use super::layout::ShapeVrs;
+use crate::models::bbcc::shapes::Geometry;
+use crate::scenario::{resolve_asset, Shape};
+use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Vertices of the OBJ files a scenario references, by file name as written.
+pub type Meshes = BTreeMap<String, Vec<[f64; 3]>>;
+
+/// Reads the `v x y z` lines of an OBJ file.
+pub fn read_obj_vertices(path: &Path) -> Result<Vec<[f64; 3]>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut out = vec![];
+    for (n, line) in text.lines().enumerate() {
+        let mut it = line.split_whitespace();
+        if it.next() != Some("v") {
+            continue;
+        }
+        let mut v = [0.0; 3];
+        for (k, c) in v.iter_mut().enumerate() {
+            *c = it
+                .next()
+                .and_then(|x| x.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| format!("{}:{}: vertex coordinate {} is missing or not a number", path.display(), n + 1, k + 1))?;
+        }
+        out.push(v);
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no vertices ('v x y z' lines)", path.display()));
+    }
+    Ok(out)
+}
+
+/// The mesh files of `shapes` (also inside compounds).
+pub fn mesh_files(shapes: &[Shape]) -> Vec<String> {
+    let mut files = vec![];
+    for s in shapes {
+        match s {
+            Shape::ConvexMesh { file, .. } => files.push(file.clone()),
+            Shape::Compound { parts } => files.extend(mesh_files(&parts.iter().map(|p| p.shape.clone()).collect::<Vec<_>>())),
+            _ => {}
+        }
+    }
+    files.sort();
+    files.dedup();
+    files
+}
+
+/// Reads every mesh of `shapes`, resolved against `dir` (and refused if it leaves it).
+pub fn load_meshes(shapes: &[Shape], dir: Option<&Path>) -> Result<Meshes, String> {
+    let mut meshes = Meshes::new();
+    for file in mesh_files(shapes) {
+        let dir = dir.ok_or_else(|| format!("mesh '{file}': no folder to read it from"))?;
+        let path = resolve_asset(dir, &file)?;
+        meshes.insert(file, read_obj_vertices(&path)?);
+    }
+    Ok(meshes)
+}
+
+fn pose(position: &[f64; 3], orientation: &[f64; 4]) -> Isometry3<f64> {
+    let q = UnitQuaternion::from_quaternion(Quaternion::new(orientation[0], orientation[1], orientation[2], orientation[3]));
+    Isometry3::from_parts(Translation3::from(Vector3::from(*position)), q)
+}
+
+/// The geometry the scenario gives for `shape`, without parameters and meshes
+/// (`None` for meshes and TerRA wheels).
+pub fn spec_geometry(shape: &Shape) -> Option<Geometry> {
+    geometry_with(shape, None, &Meshes::new()).ok().flatten()
+}
+
+fn geometry_with(shape: &Shape, values: Option<(&ShapeVrs, &[f64], &[i32])>, meshes: &Meshes) -> Result<Option<Geometry>, String> {
+    let r = |vr: usize| values.map(|(_, reals, _)| reals[vr]);
+    Ok(Some(match (shape, values.map(|v| v.0)) {
+        (Shape::Wheel { .. }, _) => return Ok(None),
+        (Shape::Sphere { radius }, Some(ShapeVrs::Sphere { radius: vr })) => Geometry::Sphere { radius: r(*vr).unwrap_or(*radius) },
+        (Shape::Sphere { radius }, _) => Geometry::Sphere { radius: *radius },
+        (Shape::Cuboid { size }, Some(ShapeVrs::Cuboid { size: vrs })) => Geometry::Cuboid { size: [0, 1, 2].map(|k| r(vrs[k]).unwrap_or(size[k])) },
+        (Shape::Cuboid { size }, _) => Geometry::Cuboid { size: *size },
+        (Shape::Cylinder { radius, height }, Some(ShapeVrs::Cylinder { radius: rv, height: hv })) => Geometry::Cylinder { radius: r(*rv).unwrap_or(*radius), height: r(*hv).unwrap_or(*height) },
+        (Shape::Cylinder { radius, height }, _) => Geometry::Cylinder { radius: *radius, height: *height },
+        (Shape::GrouserWheel { radius, width, count, grouser_height, grouser_thickness }, v) => match (v, values) {
+            (Some(ShapeVrs::GrouserWheel { radius: rv, width: wv, count: cv, height: hv, thickness: tv }), Some((_, reals, ints))) => Geometry::GrouserWheel {
+                radius: reals[*rv],
+                width: reals[*wv],
+                count: ints[*cv].max(0) as u32,
+                grouser_height: reals[*hv],
+                grouser_thickness: reals[*tv],
+            },
+            _ => Geometry::GrouserWheel { radius: *radius, width: *width, count: *count, grouser_height: *grouser_height, grouser_thickness: *grouser_thickness },
+        },
+        (Shape::ConvexMesh { file, scale }, _) => match meshes.get(file) {
+            Some(points) => Geometry::Hull { points: points.iter().map(|p| [p[0] * scale, p[1] * scale, p[2] * scale]).collect() },
+            None => return Ok(None),
+        },
+        (Shape::Compound { parts }, _) => {
+            let mut out = vec![];
+            for part in parts {
+                let g = geometry_with(&part.shape, None, meshes)?.ok_or_else(|| "a compound part has no geometry".to_string())?;
+                out.push((pose(&part.position, &part.orientation), g));
+            }
+            Geometry::Compound { parts: out }
+        }
+        (Shape::CuboidGrid { cell, heights }, _) => Geometry::CuboidGrid { cell: *cell, heights: heights.clone() },
+    }))
+}
+
+/// The geometry of a BBCC body from its shape, the current parameter values and the
+/// loaded meshes.
+pub fn geometry(shape: &Shape, vrs: &ShapeVrs, reals: &[f64], integers: &[i32], meshes: &Meshes) -> Result<Option<Geometry>, String> {
+    geometry_with(shape, Some((vrs, reals, integers)), meshes)
+}

@@ -1,0 +1,148 @@
+//! The BBCC wrench between two convex (or compound) bodies (Buse 2023, section 4.1.1):
+//! parry's narrow phase (GJK/EPA) gives the deepest contact point, normal and
+//! penetration; eq. (1)-(3) give the normal force, eq. (4) or (5) the friction and
+//! eq. (6) the spin torque.
+
+use super::{friction, hunt_crossley, ContactMemory};
+use nalgebra::{Isometry3, Vector3};
+use parry3d_f64::shape::Shape;
+
+/// A body as the contact sees it, world frame.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyPose {
+    /// Pose of the body origin.
+    pub iso: Isometry3<f64>,
+    /// Velocity of the body origin, m/s.
+    pub v: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub w: Vector3<f64>,
+}
+
+impl BodyPose {
+    /// Velocity of the body-fixed point at `p` (world), m/s.
+    pub fn velocity_at(&self, p: &Vector3<f64>) -> Vector3<f64> {
+        self.v + self.w.cross(&(p - self.iso.translation.vector))
+    }
+}
+
+/// Constants of one pair, combined as the paper says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairLaw {
+    /// Stiffness k of eq. (3), N/m^1.5.
+    pub k: f64,
+    /// Effective radius R, m.
+    pub r_eff: f64,
+    /// Restitution (harmonic mean), 1.
+    pub zeta: f64,
+    /// Friction coefficient (harmonic mean), 1.
+    pub mu: f64,
+    /// Bengisu-Akay (mu_s, xi) when the bodies give them, eq. (5).
+    pub stiction: Option<(f64, f64)>,
+    /// Velocity dead band v_d, m/s.
+    pub v_d: f64,
+    /// Floor of the impact velocity in eq. (2), m/s.
+    pub impact_velocity_min: f64,
+}
+
+/// The wrench of one contact on both bodies, world frame, torques about each body
+/// origin.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PairWrench {
+    pub force1: Vector3<f64>,
+    pub torque1: Vector3<f64>,
+    pub force2: Vector3<f64>,
+    pub torque2: Vector3<f64>,
+    /// Penetration depth, m (0 without contact).
+    pub depth: f64,
+    pub in_contact: bool,
+}
+
+/// Contact of shape `s1` at `b1` with shape `s2` at `b2`. `memory` carries the impact
+/// velocity of eq. (2) while the contact lasts; with `advance` it is updated.
+pub fn pair_wrench(s1: &dyn Shape, b1: &BodyPose, s2: &dyn Shape, b2: &BodyPose, law: &PairLaw, memory: &mut ContactMemory, advance: bool) -> PairWrench {
+    let contact = match parry3d_f64::query::contact(&b1.iso, s1, &b2.iso, s2, 0.0) {
+        Ok(Some(c)) if c.dist < 0.0 => c,
+        _ => {
+            if advance {
+                *memory = ContactMemory::default();
+            }
+            return PairWrench::default();
+        }
+    };
+    let depth = -contact.dist;
+    let n = contact.normal1.into_inner(); // from body 1 towards body 2
+    let p = 0.5 * (contact.point1.coords + contact.point2.coords);
+    // velocity of body 2 relative to body 1 at the contact point
+    let v_rel = b2.velocity_at(&p) - b1.velocity_at(&p);
+    let depth_rate = -v_rel.dot(&n);
+    let impact_velocity = if memory.in_contact { memory.impact_velocity } else { depth_rate.max(law.impact_velocity_min) };
+    if advance {
+        *memory = ContactMemory { in_contact: true, impact_velocity };
+    }
+    let d = hunt_crossley::damping(law.zeta, impact_velocity); // eq. (2)
+    let f_n = hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
+    let v_t = v_rel - n * v_rel.dot(&n);
+    let f_t = match law.stiction {
+        Some((mu_s, xi)) => friction::bengisu_akay(law.mu, mu_s, xi, f_n, &v_t, law.v_d), // eq. (5)
+        None => friction::regularized_coulomb(law.mu, f_n, &v_t, law.v_d),                // eq. (4)
+    };
+    // force on body 2; body 1 gets the opposite
+    let force2 = n * f_n + f_t;
+    let spin = (b2.w - b1.w).dot(&n);
+    let tau = friction::spin_torque(law.mu, f_n, law.r_eff, depth, spin, law.v_d); // eq. (6)
+    let spin_torque2 = -n * (tau * spin.signum());
+    let r1 = p - b1.iso.translation.vector;
+    let r2 = p - b2.iso.translation.vector;
+    PairWrench {
+        force1: -force2,
+        torque1: r1.cross(&-force2) - spin_torque2,
+        force2,
+        torque2: r2.cross(&force2) + spin_torque2,
+        depth,
+        in_contact: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use parry3d_f64::shape::{Ball, Cuboid};
+
+    fn law() -> PairLaw {
+        PairLaw { k: 1e6, r_eff: 0.5, zeta: 0.6, mu: 0.4, stiction: None, v_d: 0.01, impact_velocity_min: 0.01 }
+    }
+
+    fn at(x: f64, y: f64, z: f64) -> BodyPose {
+        BodyPose { iso: Isometry3::translation(x, y, z), v: Vector3::zeros(), w: Vector3::zeros() }
+    }
+
+    #[test]
+    fn a_ball_resting_in_a_box_gets_k_delta_to_the_1_5_upwards_and_the_box_the_opposite() {
+        let ground = Cuboid::new(Vector3::new(5.0, 5.0, 0.5));
+        let ball = Ball::new(0.1);
+        let delta: f64 = 1e-3;
+        let mut m = ContactMemory::default();
+        let w = pair_wrench(&ground, &at(0.0, 0.0, -0.5), &ball, &at(1.0, 2.0, 0.1 - delta), &law(), &mut m, true);
+        assert!(w.in_contact && (w.depth - delta).abs() < 1e-12);
+        assert!((w.force2.z - 1e6 * delta.powf(1.5)).abs() < 1e-6, "{w:?}");
+        assert!((w.force1 + w.force2).norm() < 1e-12);
+        assert!(w.torque2.norm() < 1e-9);
+        // the ground's torque is about its own origin: the contact is 1 m, 2 m away
+        assert!(w.torque1.norm() > 1.0);
+        let mut m = ContactMemory::default();
+        assert!(!pair_wrench(&ground, &at(0.0, 0.0, -0.5), &ball, &at(0.0, 0.0, 0.2), &law(), &mut m, true).in_contact);
+    }
+
+    #[test]
+    fn friction_opposes_sliding_and_spin_torque_opposes_spinning() {
+        let ground = Cuboid::new(Vector3::new(5.0, 5.0, 0.5));
+        let ball = Ball::new(0.1);
+        let mut b = at(0.0, 0.0, 0.099);
+        b.v = Vector3::new(1.0, 0.0, 0.0);
+        b.w = Vector3::new(0.0, 0.0, 3.0);
+        let mut m = ContactMemory::default();
+        let w = pair_wrench(&ground, &at(0.0, 0.0, -0.5), &ball, &b, &law(), &mut m, true);
+        assert!(w.force2.x < 0.0);
+        assert!(w.torque2.z < 0.0, "spin about +z is braked: {w:?}");
+    }
+}
