@@ -54,7 +54,8 @@ impl Instance {
                 contact_fmu::RUNTIME_VERSION
             ));
         }
-        let world = World::new(&scenario, Some(resource_dir)).map_err(|e| format!("cannot build the model: {e}"))?;
+        let world = World::new(&scenario, Some(resource_dir))
+            .map_err(|e| format!("cannot build the model: {e}"))?;
         Ok(Instance {
             name: name.to_string(),
             guid: expected,
@@ -91,7 +92,8 @@ impl Instance {
 
     /// Back to the state after fmi2Instantiate.
     pub fn reset(&mut self) -> Result<(), String> {
-        self.world = World::new(&self.scenario, Some(&self.resource_dir)).map_err(|e| format!("cannot rebuild the model: {e}"))?;
+        self.world = World::new(&self.scenario, Some(&self.resource_dir))
+            .map_err(|e| format!("cannot rebuild the model: {e}"))?;
         self.state = State::Instantiated;
         self.stop_time = None;
         Ok(())

@@ -27,7 +27,14 @@ pub fn read_obj_vertices(path: &Path) -> Result<Vec<[f64; 3]>, String> {
                 .next()
                 .and_then(|x| x.parse::<f64>().ok())
                 .filter(|x| x.is_finite())
-                .ok_or_else(|| format!("{}:{}: vertex coordinate {} is missing or not a number", path.display(), n + 1, k + 1))?;
+                .ok_or_else(|| {
+                    format!(
+                        "{}:{}: vertex coordinate {} is missing or not a number",
+                        path.display(),
+                        n + 1,
+                        k + 1
+                    )
+                })?;
         }
         out.push(v);
     }
@@ -43,7 +50,9 @@ pub fn mesh_files(shapes: &[Shape]) -> Vec<String> {
     for s in shapes {
         match s {
             Shape::ConvexMesh { file, .. } => files.push(file.clone()),
-            Shape::Compound { parts } => files.extend(mesh_files(&parts.iter().map(|p| p.shape.clone()).collect::<Vec<_>>())),
+            Shape::Compound { parts } => files.extend(mesh_files(
+                &parts.iter().map(|p| p.shape.clone()).collect::<Vec<_>>(),
+            )),
             _ => {}
         }
     }
@@ -64,7 +73,12 @@ pub fn load_meshes(shapes: &[Shape], dir: Option<&Path>) -> Result<Meshes, Strin
 }
 
 fn pose(position: &[f64; 3], orientation: &[f64; 4]) -> Isometry3<f64> {
-    let q = UnitQuaternion::from_quaternion(Quaternion::new(orientation[0], orientation[1], orientation[2], orientation[3]));
+    let q = UnitQuaternion::from_quaternion(Quaternion::new(
+        orientation[0],
+        orientation[1],
+        orientation[2],
+        orientation[3],
+    ));
     Isometry3::from_parts(Translation3::from(Vector3::from(*position)), q)
 }
 
@@ -74,44 +88,103 @@ pub fn spec_geometry(shape: &Shape) -> Option<Geometry> {
     geometry_with(shape, None, &Meshes::new()).ok().flatten()
 }
 
-fn geometry_with(shape: &Shape, values: Option<(&ShapeVrs, &[f64], &[i32])>, meshes: &Meshes) -> Result<Option<Geometry>, String> {
+fn geometry_with(
+    shape: &Shape,
+    values: Option<(&ShapeVrs, &[f64], &[i32])>,
+    meshes: &Meshes,
+) -> Result<Option<Geometry>, String> {
     let r = |vr: usize| values.map(|(_, reals, _)| reals[vr]);
     Ok(Some(match (shape, values.map(|v| v.0)) {
         (Shape::Wheel { .. }, _) => return Ok(None),
-        (Shape::Sphere { radius }, Some(ShapeVrs::Sphere { radius: vr })) => Geometry::Sphere { radius: r(*vr).unwrap_or(*radius) },
+        (Shape::Sphere { radius }, Some(ShapeVrs::Sphere { radius: vr })) => Geometry::Sphere {
+            radius: r(*vr).unwrap_or(*radius),
+        },
         (Shape::Sphere { radius }, _) => Geometry::Sphere { radius: *radius },
-        (Shape::Cuboid { size }, Some(ShapeVrs::Cuboid { size: vrs })) => Geometry::Cuboid { size: [0, 1, 2].map(|k| r(vrs[k]).unwrap_or(size[k])) },
+        (Shape::Cuboid { size }, Some(ShapeVrs::Cuboid { size: vrs })) => Geometry::Cuboid {
+            size: [0, 1, 2].map(|k| r(vrs[k]).unwrap_or(size[k])),
+        },
         (Shape::Cuboid { size }, _) => Geometry::Cuboid { size: *size },
-        (Shape::Cylinder { radius, height }, Some(ShapeVrs::Cylinder { radius: rv, height: hv })) => Geometry::Cylinder { radius: r(*rv).unwrap_or(*radius), height: r(*hv).unwrap_or(*height) },
-        (Shape::Cylinder { radius, height }, _) => Geometry::Cylinder { radius: *radius, height: *height },
-        (Shape::GrouserWheel { radius, width, count, grouser_height, grouser_thickness }, v) => match (v, values) {
-            (Some(ShapeVrs::GrouserWheel { radius: rv, width: wv, count: cv, height: hv, thickness: tv }), Some((_, reals, ints))) => Geometry::GrouserWheel {
+        (
+            Shape::Cylinder { radius, height },
+            Some(ShapeVrs::Cylinder {
+                radius: rv,
+                height: hv,
+            }),
+        ) => Geometry::Cylinder {
+            radius: r(*rv).unwrap_or(*radius),
+            height: r(*hv).unwrap_or(*height),
+        },
+        (Shape::Cylinder { radius, height }, _) => Geometry::Cylinder {
+            radius: *radius,
+            height: *height,
+        },
+        (
+            Shape::GrouserWheel {
+                radius,
+                width,
+                count,
+                grouser_height,
+                grouser_thickness,
+            },
+            v,
+        ) => match (v, values) {
+            (
+                Some(ShapeVrs::GrouserWheel {
+                    radius: rv,
+                    width: wv,
+                    count: cv,
+                    height: hv,
+                    thickness: tv,
+                }),
+                Some((_, reals, ints)),
+            ) => Geometry::GrouserWheel {
                 radius: reals[*rv],
                 width: reals[*wv],
                 count: ints[*cv].max(0) as u32,
                 grouser_height: reals[*hv],
                 grouser_thickness: reals[*tv],
             },
-            _ => Geometry::GrouserWheel { radius: *radius, width: *width, count: *count, grouser_height: *grouser_height, grouser_thickness: *grouser_thickness },
+            _ => Geometry::GrouserWheel {
+                radius: *radius,
+                width: *width,
+                count: *count,
+                grouser_height: *grouser_height,
+                grouser_thickness: *grouser_thickness,
+            },
         },
         (Shape::ConvexMesh { file, scale }, _) => match meshes.get(file) {
-            Some(points) => Geometry::Hull { points: points.iter().map(|p| [p[0] * scale, p[1] * scale, p[2] * scale]).collect() },
+            Some(points) => Geometry::Hull {
+                points: points
+                    .iter()
+                    .map(|p| [p[0] * scale, p[1] * scale, p[2] * scale])
+                    .collect(),
+            },
             None => return Ok(None),
         },
         (Shape::Compound { parts }, _) => {
             let mut out = vec![];
             for part in parts {
-                let g = geometry_with(&part.shape, None, meshes)?.ok_or_else(|| "a compound part has no geometry".to_string())?;
+                let g = geometry_with(&part.shape, None, meshes)?
+                    .ok_or_else(|| "a compound part has no geometry".to_string())?;
                 out.push((pose(&part.position, &part.orientation), g));
             }
             Geometry::Compound { parts: out }
         }
-        (Shape::CuboidGrid { cell, heights }, _) => Geometry::CuboidGrid { cell: *cell, heights: heights.clone() },
+        (Shape::CuboidGrid { cell, heights }, _) => Geometry::CuboidGrid {
+            cell: *cell,
+            heights: heights.clone(),
+        },
     }))
 }
 
 /// The geometry of a BBCC body from its shape, the current parameter values and the
 /// loaded meshes.
-pub fn geometry(shape: &Shape, vrs: &ShapeVrs, reals: &[f64], integers: &[i32], meshes: &Meshes) -> Result<Option<Geometry>, String> {
+pub fn geometry(
+    shape: &Shape,
+    vrs: &ShapeVrs,
+    reals: &[f64],
+    integers: &[i32],
+    meshes: &Meshes,
+) -> Result<Option<Geometry>, String> {
     geometry_with(shape, Some((vrs, reals, integers)), meshes)
 }

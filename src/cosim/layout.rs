@@ -51,7 +51,11 @@ pub enum MotionVrs {
         w: [usize; 3],
     },
     /// Pose parameters of a body that does not move.
-    Fixed { r0: [usize; 3], q0: [usize; 4], incline: Option<usize> },
+    Fixed {
+        r0: [usize; 3],
+        q0: [usize; 4],
+        incline: Option<usize>,
+    },
     /// Parameters, external-load inputs and state outputs of a free body.
     Free {
         /// Boolean parameter: rotation locked.
@@ -74,12 +78,28 @@ pub enum MotionVrs {
 /// Value references of a body's shape.
 #[derive(Debug, Clone, Copy)]
 pub enum ShapeVrs {
-    Sphere { radius: usize },
-    Wheel { radius: usize, width: usize },
-    Cuboid { size: [usize; 3] },
-    Cylinder { radius: usize, height: usize },
+    Sphere {
+        radius: usize,
+    },
+    Wheel {
+        radius: usize,
+        width: usize,
+    },
+    Cuboid {
+        size: [usize; 3],
+    },
+    Cylinder {
+        radius: usize,
+        height: usize,
+    },
     /// `count` is an Integer value reference.
-    GrouserWheel { radius: usize, width: usize, count: usize, height: usize, thickness: usize },
+    GrouserWheel {
+        radius: usize,
+        width: usize,
+        count: usize,
+        height: usize,
+        thickness: usize,
+    },
     /// Geometry from the scenario (meshes, compounds, grids): no parameters.
     Given,
 }
@@ -237,8 +257,22 @@ fn material(t: &mut VariableTable, prefix: &str, m: &Material) -> MaterialVrs {
         ),
         stiction: match (m.mu_s, m.xi) {
             (Some(mu_s), Some(xi)) => Some((
-                t.real_parameter(format!("{prefix}.mu_s"), Tunable, "1", mu_s, Bounds::NON_NEGATIVE, "static friction coefficient mu_s of the Bengisu-Akay law (Buse 2023 eq. (5))"),
-                t.real_parameter(format!("{prefix}.xi"), Tunable, "s/m", xi, Bounds::NON_NEGATIVE, "decay xi of the Bengisu-Akay law (Buse 2023 eq. (5))"),
+                t.real_parameter(
+                    format!("{prefix}.mu_s"),
+                    Tunable,
+                    "1",
+                    mu_s,
+                    Bounds::NON_NEGATIVE,
+                    "static friction coefficient mu_s of the Bengisu-Akay law (Buse 2023 eq. (5))",
+                ),
+                t.real_parameter(
+                    format!("{prefix}.xi"),
+                    Tunable,
+                    "s/m",
+                    xi,
+                    Bounds::NON_NEGATIVE,
+                    "decay xi of the Bengisu-Akay law (Buse 2023 eq. (5))",
+                ),
             )),
             _ => None,
         },
@@ -390,8 +424,17 @@ fn terrain(t: &mut VariableTable, s: &Scenario) -> TerrainVrs {
 fn longest_edge(shape: &Shape) -> f64 {
     match shape {
         Shape::Sphere { radius } => 2.0 * radius,
-        Shape::Wheel { radius, width } | Shape::Cylinder { radius, height: width } => (2.0 * radius).max(*width),
-        Shape::GrouserWheel { radius, width, grouser_height, .. } => (2.0 * (radius + grouser_height)).max(*width),
+        Shape::Wheel { radius, width }
+        | Shape::Cylinder {
+            radius,
+            height: width,
+        } => (2.0 * radius).max(*width),
+        Shape::GrouserWheel {
+            radius,
+            width,
+            grouser_height,
+            ..
+        } => (2.0 * (radius + grouser_height)).max(*width),
         Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
         // from the built shape's bounding box at initialization (see World)
         Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => 0.0,
@@ -414,21 +457,87 @@ fn wheel_soil_outputs(t: &mut VariableTable, n: &str) -> WheelSoilVrs {
 fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
     let n = &b.name;
     let shape = match &b.shape {
-        Shape::Sphere { radius } => ShapeVrs::Sphere { radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "sphere radius") },
+        Shape::Sphere { radius } => ShapeVrs::Sphere {
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                *radius,
+                Bounds::POSITIVE,
+                "sphere radius",
+            ),
+        },
         Shape::Wheel { radius, width } => ShapeVrs::Wheel {
-            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "wheel radius r"),
-            width: t.real_parameter(format!("{n}.width"), Fixed, "m", *width, Bounds::POSITIVE, "wheel width w"),
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                *radius,
+                Bounds::POSITIVE,
+                "wheel radius r",
+            ),
+            width: t.real_parameter(
+                format!("{n}.width"),
+                Fixed,
+                "m",
+                *width,
+                Bounds::POSITIVE,
+                "wheel width w",
+            ),
         },
         Shape::Cuboid { size } => ShapeVrs::Cuboid {
-            size: t.real_array(&format!("{n}.size"), |t, name, i| t.real_parameter(name, Fixed, "m", size[i], Bounds::POSITIVE, format!("edge length along body axis {}", i + 1))),
+            size: t.real_array(&format!("{n}.size"), |t, name, i| {
+                t.real_parameter(
+                    name,
+                    Fixed,
+                    "m",
+                    size[i],
+                    Bounds::POSITIVE,
+                    format!("edge length along body axis {}", i + 1),
+                )
+            }),
         },
         Shape::Cylinder { radius, height } => ShapeVrs::Cylinder {
-            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "cylinder radius"),
-            height: t.real_parameter(format!("{n}.height"), Fixed, "m", *height, Bounds::POSITIVE, "cylinder length along its axis (body y)"),
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                *radius,
+                Bounds::POSITIVE,
+                "cylinder radius",
+            ),
+            height: t.real_parameter(
+                format!("{n}.height"),
+                Fixed,
+                "m",
+                *height,
+                Bounds::POSITIVE,
+                "cylinder length along its axis (body y)",
+            ),
         },
-        Shape::GrouserWheel { radius, width, count, grouser_height, grouser_thickness } => ShapeVrs::GrouserWheel {
-            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "rim radius"),
-            width: t.real_parameter(format!("{n}.width"), Fixed, "m", *width, Bounds::POSITIVE, "wheel width (along body y)"),
+        Shape::GrouserWheel {
+            radius,
+            width,
+            count,
+            grouser_height,
+            grouser_thickness,
+        } => ShapeVrs::GrouserWheel {
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                *radius,
+                Bounds::POSITIVE,
+                "rim radius",
+            ),
+            width: t.real_parameter(
+                format!("{n}.width"),
+                Fixed,
+                "m",
+                *width,
+                Bounds::POSITIVE,
+                "wheel width (along body y)",
+            ),
             count: t.push(Variable {
                 name: format!("{n}.grouser_count"),
                 vr: 0,
@@ -439,12 +548,32 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
                 unit: None,
                 description: "number of grousers on the rim".into(),
                 start: Some(Start::Integer(*count as i32)),
-                bounds: Bounds { min: Some(0.0), max: Some(360.0), positive: false },
+                bounds: Bounds {
+                    min: Some(0.0),
+                    max: Some(360.0),
+                    positive: false,
+                },
             }),
-            height: t.real_parameter(format!("{n}.grouser_height"), Fixed, "m", *grouser_height, Bounds::NON_NEGATIVE, "grouser height above the rim"),
-            thickness: t.real_parameter(format!("{n}.grouser_thickness"), Fixed, "m", *grouser_thickness, Bounds::POSITIVE, "grouser thickness (tangential)"),
+            height: t.real_parameter(
+                format!("{n}.grouser_height"),
+                Fixed,
+                "m",
+                *grouser_height,
+                Bounds::NON_NEGATIVE,
+                "grouser height above the rim",
+            ),
+            thickness: t.real_parameter(
+                format!("{n}.grouser_thickness"),
+                Fixed,
+                "m",
+                *grouser_thickness,
+                Bounds::POSITIVE,
+                "grouser thickness (tangential)",
+            ),
         },
-        Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => ShapeVrs::Given,
+        Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => {
+            ShapeVrs::Given
+        }
     };
     let (contact_length, material) = match &b.material {
         Some(m) => (
@@ -881,7 +1010,13 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
     let members = |name: &str| -> Vec<usize> {
         match s.body_index(name) {
             Some(i) => vec![i],
-            None => s.bodies.iter().enumerate().filter(|(_, b)| b.group.as_deref() == Some(name)).map(|(i, _)| i).collect(),
+            None => s
+                .bodies
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.group.as_deref() == Some(name))
+                .map(|(i, _)| i)
+                .collect(),
         }
     };
     let mut ground_pairs: Vec<usize> = vec![];

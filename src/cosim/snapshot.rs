@@ -75,7 +75,11 @@ mod tests {
             "/examples/bbcc_sphere_drop.json"
         ))
         .unwrap();
-        World::new(&crate::scenario::parse_str(&text, "drop.json").unwrap(), None).unwrap()
+        World::new(
+            &crate::scenario::parse_str(&text, "drop.json").unwrap(),
+            None,
+        )
+        .unwrap()
     }
 
     #[test]

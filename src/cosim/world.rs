@@ -5,9 +5,6 @@ use super::variables::{Phase, VarType, Variable, VariableTable};
 use crate::models::bbcc::broad_phase::SweepAndPrune;
 use crate::models::bbcc::pair::{pair_wrench, BodyPose, PairLaw};
 use crate::models::bbcc::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
-use nalgebra::Isometry3;
-use parry3d_f64::bounding_volume::Aabb;
-use parry3d_f64::shape::SharedShape;
 use crate::models::bbcc::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
 use crate::models::rig::{RigDrive, RigMode, RigState};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
@@ -15,7 +12,10 @@ use crate::models::single_wheel::{self, RigReport};
 use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
 use crate::models::terrain::{ramps_profile, Surface};
 use crate::scenario::Scenario;
+use nalgebra::Isometry3;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::shape::SharedShape;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -158,8 +158,19 @@ struct WheelGeometry {
 impl World {
     /// A world in the state after fmi2Instantiate: start values, time 0. Mesh files
     /// the scenario references are read from `asset_dir` (the FMU's resources).
-    pub fn new(scenario: &Scenario, asset_dir: Option<&std::path::Path>) -> Result<World, WorldError> {
-        let meshes = super::bodies::load_meshes(&scenario.bodies.iter().map(|b| b.shape.clone()).collect::<Vec<_>>(), asset_dir).map_err(WorldError::Asset)?;
+    pub fn new(
+        scenario: &Scenario,
+        asset_dir: Option<&std::path::Path>,
+    ) -> Result<World, WorldError> {
+        let meshes = super::bodies::load_meshes(
+            &scenario
+                .bodies
+                .iter()
+                .map(|b| b.shape.clone())
+                .collect::<Vec<_>>(),
+            asset_dir,
+        )
+        .map_err(WorldError::Asset)?;
         let (table, layout) = layout::build(scenario);
         let n = layout.bodies.len();
         let mut pair_index = vec![u32::MAX; n * n];
@@ -173,7 +184,10 @@ impl World {
                 time: scenario.default_experiment.start_time,
                 values,
                 bodies: vec![RigidBodyState::default(); n_bodies],
-                memory: vec![ContactMemory::default(); layout.ground_pairs.len() + layout.bbcc_pairs.len()],
+                memory: vec![
+                    ContactMemory::default();
+                    layout.ground_pairs.len() + layout.bbcc_pairs.len()
+                ],
                 terra: vec![TerraState::default(); layout.terra_wheels.len()],
                 rig: layout
                     .rig
@@ -188,7 +202,14 @@ impl World {
             shapes: vec![None; n],
             auto_length: vec![0.0; n],
             halfspace: None,
-            poses: vec![BodyPose { iso: Isometry3::identity(), v: Vector3::zeros(), w: Vector3::zeros() }; n],
+            poses: vec![
+                BodyPose {
+                    iso: Isometry3::identity(),
+                    v: Vector3::zeros(),
+                    w: Vector3::zeros()
+                };
+                n
+            ],
             boxes: vec![None; n],
             sweep: SweepAndPrune::default(),
             candidates: Vec::with_capacity(layout.bbcc_pairs.len().min(4096)),
@@ -327,24 +348,44 @@ impl World {
     fn build_shapes(&mut self) -> Result<(), WorldError> {
         let layout = self.layout.clone();
         let in_bbcc: Vec<bool> = (0..layout.bodies.len())
-            .map(|b| layout.ground_pairs.contains(&b) || layout.bbcc_pairs.iter().any(|&(i, j)| i == b || j == b))
+            .map(|b| {
+                layout.ground_pairs.contains(&b)
+                    || layout.bbcc_pairs.iter().any(|&(i, j)| i == b || j == b)
+            })
             .collect();
         for (b, body) in layout.bodies.iter().enumerate() {
             self.shapes[b] = None;
             if !in_bbcc[b] {
                 continue;
             }
-            let name = self.table.variables.iter().find(|v| v.name.ends_with(".f[1]") && v.vr as usize == body.f[0]).map(|v| v.name.trim_end_matches(".f[1]").to_string()).unwrap_or_default();
-            let geometry = super::bodies::geometry(&layout.shapes[b], &body.shape, &self.dynamic.values.reals, &self.dynamic.values.integers, &self.meshes)
-                .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
-                .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
-            let shape = crate::models::bbcc::shapes::build(&geometry).map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
+            let name = self
+                .table
+                .variables
+                .iter()
+                .find(|v| v.name.ends_with(".f[1]") && v.vr as usize == body.f[0])
+                .map(|v| v.name.trim_end_matches(".f[1]").to_string())
+                .unwrap_or_default();
+            let geometry = super::bodies::geometry(
+                &layout.shapes[b],
+                &body.shape,
+                &self.dynamic.values.reals,
+                &self.dynamic.values.integers,
+                &self.meshes,
+            )
+            .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
+            .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
+            let shape = crate::models::bbcc::shapes::build(&geometry)
+                .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
             self.auto_length[b] = crate::models::bbcc::shapes::longest_edge(&shape);
             self.shapes[b] = Some(shape);
         }
         self.halfspace = match self.surface {
             Surface::Plane { height, angle } => Some((
-                SharedShape::halfspace(nalgebra::Unit::new_normalize(Vector3::new(-angle.sin(), 0.0, angle.cos()))),
+                SharedShape::halfspace(nalgebra::Unit::new_normalize(Vector3::new(
+                    -angle.sin(),
+                    0.0,
+                    angle.cos(),
+                ))),
                 Isometry3::translation(0.0, 0.0, height),
             )),
             Surface::Profile { .. } => None,
@@ -406,8 +447,15 @@ impl World {
 
     /// R_i of body `b`, m: its `contact_length`, or its longest edge when that is 0.
     fn contact_length(&self, b: usize) -> f64 {
-        let set = self.layout.bodies[b].contact_length.map(|vr| self.real(vr)).unwrap_or(0.0);
-        if set > 0.0 { set } else { self.auto_length[b] }
+        let set = self.layout.bodies[b]
+            .contact_length
+            .map(|vr| self.real(vr))
+            .unwrap_or(0.0);
+        if set > 0.0 {
+            set
+        } else {
+            self.auto_length[b]
+        }
     }
 
     /// Constants of the BBCC contact of body `a` (None: the terrain) with body `b`,
@@ -419,7 +467,15 @@ impl World {
             None => self.layout.terrain_material,
         };
         let (Some(ma), Some(mb), Some(bb)) = (mat(a), mat(Some(b)), &self.layout.bbcc) else {
-            return PairLaw { k: 0.0, r_eff: 1.0, zeta: 1.0, mu: 0.0, stiction: None, v_d: 1.0, impact_velocity_min: 1.0 };
+            return PairLaw {
+                k: 0.0,
+                r_eff: 1.0,
+                zeta: 1.0,
+                mu: 0.0,
+                stiction: None,
+                v_d: 1.0,
+                impact_velocity_min: 1.0,
+            };
         };
         let (e1, nu1, z1, mu1) = self.material_of(&ma);
         let (e2, nu2, z2, mu2) = self.material_of(&mb);
@@ -428,7 +484,9 @@ impl World {
         let r_eff = hunt_crossley::effective_radius(r_a, self.contact_length(b));
         let st = |m: &MaterialVrs| m.stiction.map(|(s, x)| (self.real(s), self.real(x)));
         let stiction = match (st(&ma), st(&mb)) {
-            (Some((s1, x1)), Some((s2, x2))) => Some((harmonic_mean(s1, s2), harmonic_mean(x1, x2))),
+            (Some((s1, x1)), Some((s2, x2))) => {
+                Some((harmonic_mean(s1, s2), harmonic_mean(x1, x2)))
+            }
             (Some(v), None) | (None, Some(v)) => Some(v),
             (None, None) => None,
         };
@@ -444,7 +502,12 @@ impl World {
     }
 
     /// Pose of a fixed body: q0 and r0, turned about the world y axis by `incline`.
-    fn fixed_pose(&self, r0: &[usize; 3], q0: &[usize; 4], incline: Option<usize>) -> Isometry3<f64> {
+    fn fixed_pose(
+        &self,
+        r0: &[usize; 3],
+        q0: &[usize; 4],
+        incline: Option<usize>,
+    ) -> Isometry3<f64> {
         let q = self.quaternion(q0).unwrap_or_else(UnitQuaternion::identity);
         let base = Isometry3::from_parts(nalgebra::Translation3::from(self.vec3(r0)), q);
         match incline {
@@ -470,7 +533,11 @@ impl World {
                     w: s.w,
                 }
             }
-            MotionVrs::Fixed { r0, q0, incline } => BodyKinematics { r: self.fixed_pose(r0, q0, *incline).translation.vector, v: Vector3::zeros(), w: Vector3::zeros() },
+            MotionVrs::Fixed { r0, q0, incline } => BodyKinematics {
+                r: self.fixed_pose(r0, q0, *incline).translation.vector,
+                v: Vector3::zeros(),
+                w: Vector3::zeros(),
+            },
         }
     }
 
@@ -583,10 +650,21 @@ impl World {
     /// Pose and velocities of body `b` for the contact models.
     fn pose_of(&self, b: usize) -> BodyPose {
         let m = self.motion_of(b);
-        BodyPose { iso: Isometry3::from_parts(nalgebra::Translation3::from(m.r), self.orientation_of(b)), v: m.v, w: m.w }
+        BodyPose {
+            iso: Isometry3::from_parts(nalgebra::Translation3::from(m.r), self.orientation_of(b)),
+            v: m.v,
+            w: m.w,
+        }
     }
 
-    fn accumulate(&mut self, b: usize, force: Vector3<f64>, torque: Vector3<f64>, depth: f64, in_contact: bool) {
+    fn accumulate(
+        &mut self,
+        b: usize,
+        force: Vector3<f64>,
+        torque: Vector3<f64>,
+        depth: f64,
+        in_contact: bool,
+    ) {
         let acc = &mut self.scratch[b];
         acc.force += force;
         acc.torque += torque;
@@ -619,16 +697,36 @@ impl World {
             let mut memory = self.dynamic.memory[p];
             let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
                 (Some((ground, iso)), Some(shape)) => {
-                    let ground_pose = BodyPose { iso: *iso, v: Vector3::zeros(), w: Vector3::zeros() };
-                    let w = pair_wrench(ground.as_ref(), &ground_pose, shape.as_ref(), &self.poses[b], &law, &mut memory, advance);
+                    let ground_pose = BodyPose {
+                        iso: *iso,
+                        v: Vector3::zeros(),
+                        w: Vector3::zeros(),
+                    };
+                    let w = pair_wrench(
+                        ground.as_ref(),
+                        &ground_pose,
+                        shape.as_ref(),
+                        &self.poses[b],
+                        &law,
+                        &mut memory,
+                        advance,
+                    );
                     (w.force2, w.torque2, w.depth, w.in_contact)
                 }
                 _ => {
-                    let ShapeVrs::Sphere { radius } = layout.bodies[b].shape else { continue };
+                    let ShapeVrs::Sphere { radius } = layout.bodies[b].shape else {
+                        continue;
+                    };
                     let radius = self.real(radius);
                     let body = self.motion_of(b);
                     let ground = self.surface.disc_contact(&body.r, radius);
-                    let c = PairConstants { k: law.k, zeta: law.zeta, mu: law.mu, v_d: law.v_d, impact_velocity_min: law.impact_velocity_min };
+                    let c = PairConstants {
+                        k: law.k,
+                        zeta: law.zeta,
+                        mu: law.mu,
+                        v_d: law.v_d,
+                        impact_velocity_min: law.impact_velocity_min,
+                    };
                     let w = sphere_on_surface(&body, radius, &ground, &c, &mut memory, advance);
                     (w.force, w.torque, w.depth, w.in_contact)
                 }
@@ -644,13 +742,24 @@ impl World {
         }
         // Broad phase: world AABBs, sweep and prune over the allowed pairs.
         for b in 0..self.boxes.len() {
-            self.boxes[b] = self.shapes[b].as_ref().map(|s| s.compute_aabb(&self.poses[b].iso));
+            self.boxes[b] = self.shapes[b]
+                .as_ref()
+                .map(|s| s.compute_aabb(&self.poses[b].iso));
         }
         let n = self.boxes.len();
         {
-            let (sweep, boxes, index, candidates) = (&mut self.sweep, &self.boxes, &self.pair_index, &mut self.candidates);
+            let (sweep, boxes, index, candidates) = (
+                &mut self.sweep,
+                &self.boxes,
+                &self.pair_index,
+                &mut self.candidates,
+            );
             candidates.clear();
-            sweep.overlapping_pairs(boxes, |i, j| index[i * n + j] != u32::MAX, |i, j| candidates.push((i as u32, j as u32)));
+            sweep.overlapping_pairs(
+                boxes,
+                |i, j| index[i * n + j] != u32::MAX,
+                |i, j| candidates.push((i as u32, j as u32)),
+            );
         }
         // Deterministic order whatever the sweep found first.
         self.candidates.sort_unstable();
@@ -664,8 +773,18 @@ impl World {
             self.seen[k] = true;
             let law = self.bbcc_law(Some(i), j);
             let mut memory = self.dynamic.memory[base + k];
-            let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else { continue };
-            let w = pair_wrench(si.as_ref(), &self.poses[i], sj.as_ref(), &self.poses[j], &law, &mut memory, advance);
+            let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else {
+                continue;
+            };
+            let w = pair_wrench(
+                si.as_ref(),
+                &self.poses[i],
+                sj.as_ref(),
+                &self.poses[j],
+                &law,
+                &mut memory,
+                advance,
+            );
             if advance {
                 self.dynamic.memory[base + k] = memory;
             }
@@ -679,7 +798,10 @@ impl World {
                 }
             }
         }
-        self.stats = (self.candidates.len(), self.candidates.len() + layout.ground_pairs.len());
+        self.stats = (
+            self.candidates.len(),
+            self.candidates.len() + layout.ground_pairs.len(),
+        );
     }
 
     /// Contact wrenches of all bodies at the current state into `scratch` (and the
@@ -732,8 +854,19 @@ impl World {
         let g = self.vec3(&self.layout.gravity);
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
-            if let MotionVrs::Free { mass, inertia, f_ext, t_ext, locked, .. } = &body.motion {
-                let m = MassProperties { mass: self.real(*mass), inertia: self.vec3(inertia) };
+            if let MotionVrs::Free {
+                mass,
+                inertia,
+                f_ext,
+                t_ext,
+                locked,
+                ..
+            } = &body.motion
+            {
+                let m = MassProperties {
+                    mass: self.real(*mass),
+                    inertia: self.vec3(inertia),
+                };
                 let f = self.scratch[b].force + self.vec3(f_ext);
                 let mut t = self.scratch[b].torque + self.vec3(t_ext);
                 if self.dynamic.values.booleans[*locked] {

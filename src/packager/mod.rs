@@ -112,12 +112,22 @@ pub fn package(
     let dir = scenario_path.parent().unwrap_or(Path::new("."));
     let mut assets = vec![];
     for (_, reference) in scenario.asset_references() {
-        let resolved = scenario::resolve_asset(dir, &reference).map_err(|e| PackageError::Io { path: reference.clone(), source: std::io::Error::other(e) })?;
-        let normalized: String = Path::new(&reference).components().filter_map(|c| match c {
-            std::path::Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
-            _ => None,
-        }).collect::<Vec<_>>().join("/");
-        assets.push((format!("resources/{normalized}"), std::fs::read(&resolved).map_err(io(&resolved))?));
+        let resolved = scenario::resolve_asset(dir, &reference).map_err(|e| PackageError::Io {
+            path: reference.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        let normalized: String = Path::new(&reference)
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        assets.push((
+            format!("resources/{normalized}"),
+            std::fs::read(&resolved).map_err(io(&resolved))?,
+        ));
     }
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
     let fmu_path = out_dir.join(format!("{}.fmu", scenario.model_identifier));
@@ -128,7 +138,12 @@ pub fn package(
     Ok(fmu_path)
 }
 
-fn write_archive(path: &Path, c: &FmuContents, runtime: &[u8], assets: &[(String, Vec<u8>)]) -> Result<(), PackageError> {
+fn write_archive(
+    path: &Path,
+    c: &FmuContents,
+    runtime: &[u8],
+    assets: &[(String, Vec<u8>)],
+) -> Result<(), PackageError> {
     use zip::write::SimpleFileOptions;
     let zerr = |source| PackageError::Zip {
         path: path.display().to_string(),
@@ -156,9 +171,12 @@ fn write_archive(path: &Path, c: &FmuContents, runtime: &[u8], assets: &[(String
             0o644,
         ),
     ];
-    let asset_entries = assets.iter().map(|(n, b)| (n.as_str(), b.as_slice(), 0o644));
+    let asset_entries = assets
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice(), 0o644));
     for (name, bytes, mode) in entries.into_iter().chain(asset_entries) {
-        zip.start_file(name, opts.unix_permissions(mode)).map_err(zerr)?;
+        zip.start_file(name, opts.unix_permissions(mode))
+            .map_err(zerr)?;
         zip.write_all(bytes).map_err(io(path))?;
     }
     zip.finish().map_err(zerr)?;

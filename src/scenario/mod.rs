@@ -63,7 +63,14 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
     let errors: Vec<FieldError> = scenario
         .asset_references()
         .into_iter()
-        .filter_map(|(field, reference)| resolve_asset(dir, &reference).err().map(|message| FieldError { path: field, message }))
+        .filter_map(|(field, reference)| {
+            resolve_asset(dir, &reference)
+                .err()
+                .map(|message| FieldError {
+                    path: field,
+                    message,
+                })
+        })
         .collect();
     if errors.is_empty() {
         Ok(scenario)
@@ -91,11 +98,16 @@ impl Scenario {
         let mut out = vec![];
         for (i, b) in self.bodies.iter().enumerate() {
             match &b.shape {
-                Shape::ConvexMesh { file, .. } => out.push((format!("bodies[{i}].shape.file"), file.clone())),
+                Shape::ConvexMesh { file, .. } => {
+                    out.push((format!("bodies[{i}].shape.file"), file.clone()))
+                }
                 Shape::Compound { parts } => {
                     for (k, p) in parts.iter().enumerate() {
                         if let Shape::ConvexMesh { file, .. } = &p.shape {
-                            out.push((format!("bodies[{i}].shape.parts[{k}].shape.file"), file.clone()));
+                            out.push((
+                                format!("bodies[{i}].shape.parts[{k}].shape.file"),
+                                file.clone(),
+                            ));
                         }
                     }
                 }

@@ -203,9 +203,7 @@ pub enum Shape {
         scale: f64,
     },
     /// Several convex parts with one set of properties (Buse 2023, section 4.1).
-    Compound {
-        parts: Vec<CompoundPart>,
-    },
+    Compound { parts: Vec<CompoundPart> },
     /// A surface of unit-height cuboids following an elevation grid (Buse 2023,
     /// section 4.1): cell (i, j) is centred at (i + 0.5, j + 0.5) `cell` in body x, y,
     /// with its top at `heights[j][i]`.

@@ -75,7 +75,10 @@ impl Checker {
                 self.non_negative(&format!("{path}.xi"), xi);
             }
             (None, None) => {}
-            _ => self.err(path, "give both mu_s and xi (Bengisu-Akay, eq. (5)) or neither"),
+            _ => self.err(
+                path,
+                "give both mu_s and xi (Bengisu-Akay, eq. (5)) or neither",
+            ),
         }
     }
     fn shape(&mut self, path: &str, shape: &Shape, top: bool) {
@@ -94,13 +97,22 @@ impl Checker {
                 self.positive(&format!("{path}.radius"), *radius);
                 self.positive(&format!("{path}.height"), *height);
             }
-            Shape::GrouserWheel { radius, width, count, grouser_height, grouser_thickness } => {
+            Shape::GrouserWheel {
+                radius,
+                width,
+                count,
+                grouser_height,
+                grouser_thickness,
+            } => {
                 self.positive(&format!("{path}.radius"), *radius);
                 self.positive(&format!("{path}.width"), *width);
                 self.non_negative(&format!("{path}.grouser_height"), *grouser_height);
                 self.positive(&format!("{path}.grouser_thickness"), *grouser_thickness);
                 if *count > 360 {
-                    self.err(format!("{path}.count"), format!("at most 360 grousers, got {count}"));
+                    self.err(
+                        format!("{path}.count"),
+                        format!("at most 360 grousers, got {count}"),
+                    );
                 }
             }
             Shape::ConvexMesh { file, scale } => {
@@ -118,7 +130,13 @@ impl Checker {
                 }
                 for (i, part) in parts.iter().enumerate() {
                     let pp = format!("{path}.parts[{i}]");
-                    if !matches!(part.shape, Shape::Sphere { .. } | Shape::Cuboid { .. } | Shape::Cylinder { .. } | Shape::ConvexMesh { .. }) {
+                    if !matches!(
+                        part.shape,
+                        Shape::Sphere { .. }
+                            | Shape::Cuboid { .. }
+                            | Shape::Cylinder { .. }
+                            | Shape::ConvexMesh { .. }
+                    ) {
                         self.err(format!("{pp}.shape"), "a compound part must be convex: sphere, cuboid, cylinder or convex_mesh");
                     }
                     self.shape(&format!("{pp}.shape"), &part.shape, false);
@@ -130,11 +148,17 @@ impl Checker {
                 self.positive(&format!("{path}.cell"), *cell);
                 let nx = heights.first().map_or(0, |r| r.len());
                 if heights.is_empty() || nx == 0 {
-                    self.err(format!("{path}.heights"), "needs at least one row with one height");
+                    self.err(
+                        format!("{path}.heights"),
+                        "needs at least one row with one height",
+                    );
                 }
                 for (j, row) in heights.iter().enumerate() {
                     if row.len() != nx {
-                        self.err(format!("{path}.heights[{j}]"), format!("all rows need {nx} heights, got {}", row.len()));
+                        self.err(
+                            format!("{path}.heights[{j}]"),
+                            format!("all rows need {nx} heights, got {}", row.len()),
+                        );
                     }
                     for (i, h) in row.iter().enumerate() {
                         self.finite(&format!("{path}.heights[{j}][{i}]"), *h);
@@ -256,9 +280,17 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
         c.shape(&format!("{p}.shape"), &b.shape, true);
         if let Some(g) = &b.group {
             if !is_plain_name(g) {
-                c.err(format!("{p}.group"), format!("must be letters, digits and '_', starting with a letter, got '{g}'"));
+                c.err(
+                    format!("{p}.group"),
+                    format!("must be letters, digits and '_', starting with a letter, got '{g}'"),
+                );
             } else if s.bodies.iter().any(|o| &o.name == g) || g == "terrain" {
-                c.err(format!("{p}.group"), format!("'{g}' is also a body name (or \"terrain\"): collection names must differ"));
+                c.err(
+                    format!("{p}.group"),
+                    format!(
+                        "'{g}' is also a body name (or \"terrain\"): collection names must differ"
+                    ),
+                );
             }
         }
         if let Some(m) = &b.material {
@@ -282,11 +314,19 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 position,
                 orientation,
                 velocity,
-                angular_velocity, ..
+                angular_velocity,
+                ..
             } => {
                 c.positive(&format!("{p}.motion.mass"), *mass);
-                if matches!(b.shape, Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. }) && inertia.is_none() {
-                    c.err(format!("{p}.motion.inertia"), "give the inertia of a mesh, compound or grid body (no default for it)");
+                if matches!(
+                    b.shape,
+                    Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. }
+                ) && inertia.is_none()
+                {
+                    c.err(
+                        format!("{p}.motion.inertia"),
+                        "give the inertia of a mesh, compound or grid body (no default for it)",
+                    );
                 }
                 if let Some(inertia) = inertia {
                     for (k, j) in inertia.iter().enumerate() {
@@ -298,7 +338,11 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 c.vec(&format!("{p}.motion.velocity"), velocity);
                 c.vec(&format!("{p}.motion.angular_velocity"), angular_velocity);
             }
-            Motion::Fixed { position, orientation, incline } => {
+            Motion::Fixed {
+                position,
+                orientation,
+                incline,
+            } => {
                 c.vec(&format!("{p}.motion.position"), position);
                 c.quaternion(&format!("{p}.motion.orientation"), orientation);
                 if let Some(a) = incline {
@@ -325,14 +369,21 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
 fn members<'a>(s: &'a Scenario, name: &str) -> Vec<&'a Body> {
     match s.bodies.iter().find(|b| b.name == name) {
         Some(b) => vec![b],
-        None => s.bodies.iter().filter(|b| b.group.as_deref() == Some(name)).collect(),
+        None => s
+            .bodies
+            .iter()
+            .filter(|b| b.group.as_deref() == Some(name))
+            .collect(),
     }
 }
 
 fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
     c.positive("bbcc.v_d", bbcc.v_d);
     c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
-    let flat_terrain = matches!(s.terrain.surface, SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. });
+    let flat_terrain = matches!(
+        s.terrain.surface,
+        SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. }
+    );
     let mut seen: Vec<(String, String)> = vec![];
     for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
         let p = format!("bbcc.pairs[{i}]");
@@ -347,7 +398,13 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             let m = members(s, n);
             if m.is_empty() {
                 let names: Vec<&str> = s.bodies.iter().map(|b| b.name.as_str()).collect();
-                c.err(format!("{p}[{k}]"), format!("no body or collection named '{n}' (bodies: {}, or \"terrain\")", names.join(", ")));
+                c.err(
+                    format!("{p}[{k}]"),
+                    format!(
+                        "no body or collection named '{n}' (bodies: {}, or \"terrain\")",
+                        names.join(", ")
+                    ),
+                );
             }
             all.extend(m);
         }
@@ -359,13 +416,26 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
                 c.err(&p, format!("'{}' has a TerRA wheel shape; BBCC needs sphere, cuboid, cylinder, grouser_wheel, convex_mesh, compound or cuboid_grid", body.name));
             }
             if body.material.is_none() {
-                c.err(&p, format!("'{}' has no material (BBCC needs E, nu, zeta, mu)", body.name));
+                c.err(
+                    &p,
+                    format!(
+                        "'{}' has no material (BBCC needs E, nu, zeta, mu)",
+                        body.name
+                    ),
+                );
             }
-            if (a == "terrain" || b == "terrain") && !flat_terrain && !matches!(body.shape, Shape::Sphere { .. }) {
+            if (a == "terrain" || b == "terrain")
+                && !flat_terrain
+                && !matches!(body.shape, Shape::Sphere { .. })
+            {
                 c.err(&p, format!("'{}': only spheres touch a ramps or profile terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
             }
         }
-        let key = if a < b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
+        let key = if a < b {
+            (a.clone(), b.clone())
+        } else {
+            (b.clone(), a.clone())
+        };
         if seen.contains(&key) {
             c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
         }

@@ -14,14 +14,20 @@ pub struct SweepAndPrune {
 impl SweepAndPrune {
     /// Calls `found(i, j)` (i < j) for every pair of boxes that overlap and that
     /// `allowed(i, j)` permits. Boxes that are `None` take no part.
-    pub fn overlapping_pairs(&mut self, boxes: &[Option<Aabb>], mut allowed: impl FnMut(usize, usize) -> bool, mut found: impl FnMut(usize, usize)) {
+    pub fn overlapping_pairs(
+        &mut self,
+        boxes: &[Option<Aabb>],
+        mut allowed: impl FnMut(usize, usize) -> bool,
+        mut found: impl FnMut(usize, usize),
+    ) {
         self.order.clear();
         for (i, b) in boxes.iter().enumerate() {
             if let Some(b) = b {
                 self.order.push((b.mins.x, i as u32));
             }
         }
-        self.order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        self.order
+            .sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         for a in 0..self.order.len() {
             let i = self.order[a].1 as usize;
             let bi = boxes[i].as_ref().expect("listed boxes exist");
@@ -46,18 +52,32 @@ mod tests {
     use nalgebra::Point3;
 
     fn cube(x: f64, y: f64) -> Option<Aabb> {
-        Some(Aabb::new(Point3::new(x, y, 0.0), Point3::new(x + 1.0, y + 1.0, 1.0)))
+        Some(Aabb::new(
+            Point3::new(x, y, 0.0),
+            Point3::new(x + 1.0, y + 1.0, 1.0),
+        ))
     }
 
     #[test]
     fn finds_exactly_the_overlapping_allowed_pairs() {
-        let boxes = vec![cube(0.0, 0.0), cube(0.5, 0.5), cube(0.5, 3.0), None, cube(1.2, 0.2), cube(10.0, 0.0)];
+        let boxes = vec![
+            cube(0.0, 0.0),
+            cube(0.5, 0.5),
+            cube(0.5, 3.0),
+            None,
+            cube(1.2, 0.2),
+            cube(10.0, 0.0),
+        ];
         let mut found = vec![];
         SweepAndPrune::default().overlapping_pairs(&boxes, |_, _| true, |i, j| found.push((i, j)));
         found.sort();
         assert_eq!(found, vec![(0, 1), (1, 4)]);
         let mut found = vec![];
-        SweepAndPrune::default().overlapping_pairs(&boxes, |i, j| (i, j) != (1, 4), |i, j| found.push((i, j)));
+        SweepAndPrune::default().overlapping_pairs(
+            &boxes,
+            |i, j| (i, j) != (1, 4),
+            |i, j| found.push((i, j)),
+        );
         assert_eq!(found, vec![(0, 1)]);
     }
 }

@@ -39,7 +39,14 @@ mod tests {
 /// below the dead band v_d the magnitude rises as
 /// `F_N mu_s - F_N mu_s / v_d^2 (|v_T| - v_d)^2` (zero at rest, mu_s F_N at v_d: the
 /// stiction peak); above it decays as `F_N mu + F_N (mu_s - mu) exp(-xi (|v_T| - v_d))`.
-pub fn bengisu_akay(mu: f64, mu_s: f64, xi: f64, normal_force: f64, v_t: &Vector3<f64>, v_d: f64) -> Vector3<f64> {
+pub fn bengisu_akay(
+    mu: f64,
+    mu_s: f64,
+    xi: f64,
+    normal_force: f64,
+    v_t: &Vector3<f64>,
+    v_d: f64,
+) -> Vector3<f64> {
     let speed = v_t.norm();
     if speed == 0.0 || normal_force <= 0.0 {
         return Vector3::zeros();

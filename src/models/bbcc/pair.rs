@@ -59,25 +59,70 @@ pub struct PairWrench {
 
 /// Contact of shape `s1` at `b1` with shape `s2` at `b2`. `memory` carries the impact
 /// velocity of eq. (2) while the contact lasts; with `advance` it is updated.
-pub fn pair_wrench(s1: &dyn Shape, b1: &BodyPose, s2: &dyn Shape, b2: &BodyPose, law: &PairLaw, memory: &mut ContactMemory, advance: bool) -> PairWrench {
-    let contact = match parry3d_f64::query::contact(&b1.iso, s1, &b2.iso, s2, 0.0) {
-        Ok(Some(c)) if c.dist < 0.0 => c,
-        _ => {
-            if advance {
-                *memory = ContactMemory::default();
-            }
-            return PairWrench::default();
+pub fn pair_wrench(
+    s1: &dyn Shape,
+    b1: &BodyPose,
+    s2: &dyn Shape,
+    b2: &BodyPose,
+    law: &PairLaw,
+    memory: &mut ContactMemory,
+    advance: bool,
+) -> PairWrench {
+    // (depth, normal from body 1 towards body 2, contact point)
+    let found = match (s1.as_cuboid(), s2.as_cuboid()) {
+        (Some(c1), Some(c2)) => {
+            super::box_box::box_box(&c1.half_extents, &b1.iso, &c2.half_extents, &b2.iso)
+                .map(|c| (c.depth, c.normal, c.point))
         }
+        _ => match parry3d_f64::query::contact(&b1.iso, s1, &b2.iso, s2, 0.0) {
+            Ok(Some(c)) if c.dist < 0.0 => Some((
+                -c.dist,
+                c.normal1.into_inner(),
+                0.5 * (c.point1.coords + c.point2.coords),
+            )),
+            _ => None,
+        },
     };
-    let depth = -contact.dist;
-    let n = contact.normal1.into_inner(); // from body 1 towards body 2
-    let p = 0.5 * (contact.point1.coords + contact.point2.coords);
+    // A cylinder lying on a face touches along a line (or a disc): GJK/EPA returns an
+    // arbitrary point of it. Use the centre of the cylinder's deepest feature instead,
+    // midway through the overlap, as for boxes: one point per pair, at the centre of
+    // the contact, so a cylinder dropped flat does not start to rock.
+    let found = found.map(|(depth, n, p)| {
+        if let Some(c) = s2.as_cylinder() {
+            (
+                depth,
+                n,
+                cylinder_feature(&b2.iso, c.radius, c.half_height, &-n, depth) + n * (0.5 * depth),
+            )
+        } else if let Some(c) = s1.as_cylinder() {
+            (
+                depth,
+                n,
+                cylinder_feature(&b1.iso, c.radius, c.half_height, &n, depth) - n * (0.5 * depth),
+            )
+        } else {
+            (depth, n, p)
+        }
+    });
+    let Some((depth, n, p)) = found else {
+        if advance {
+            *memory = ContactMemory::default();
+        }
+        return PairWrench::default();
+    };
     // velocity of body 2 relative to body 1 at the contact point
     let v_rel = b2.velocity_at(&p) - b1.velocity_at(&p);
     let depth_rate = -v_rel.dot(&n);
-    let impact_velocity = if memory.in_contact { memory.impact_velocity } else { depth_rate.max(law.impact_velocity_min) };
+    let impact_velocity = if memory.in_contact {
+        memory.impact_velocity
+    } else {
+        depth_rate.max(law.impact_velocity_min)
+    };
     if advance {
-        *memory = ContactMemory { in_contact: true, impact_velocity };
+        *memory = ContactMemory {
+            in_contact: true,
+            impact_velocity,
+        };
     }
     let d = hunt_crossley::damping(law.zeta, impact_velocity); // eq. (2)
     let f_n = hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
@@ -103,17 +148,76 @@ pub fn pair_wrench(s1: &dyn Shape, b1: &BodyPose, s2: &dyn Shape, b2: &BodyPose,
     }
 }
 
+/// Contact point of a cylinder (axis body y) that penetrates by `depth` along `dir`
+/// (the direction into the other body): for a side contact the penetration-weighted
+/// centroid of the deepest surface line, so that the point moves continuously from the
+/// middle of the line towards an end as the cylinder tilts (and rocking meets a
+/// restoring moment, as under a real line contact); for an end contact the centre of
+/// the deepest end disc's rim region. Returned at the deepest point's level.
+fn cylinder_feature(
+    iso: &Isometry3<f64>,
+    radius: f64,
+    half_height: f64,
+    dir: &Vector3<f64>,
+    depth: f64,
+) -> Vector3<f64> {
+    let axis = iso.rotation * Vector3::y();
+    let along = dir.dot(&axis);
+    let perp = dir - axis * along;
+    let len = perp.norm();
+    let centre = iso.translation.vector;
+    if len < 1e-9 {
+        // end disc flat on the other body
+        return centre + axis * (half_height * along.signum());
+    }
+    let out = perp / len;
+    // the deepest line on the side: its two ends
+    let e1 = centre + out * radius - axis * half_height;
+    let e2 = centre + out * radius + axis * half_height;
+    let (p1, p2) = (e1.dot(dir), e2.dot(dir));
+    let deepest = p1.max(p2);
+    let d1 = depth - (deepest - p1);
+    let d2 = depth - (deepest - p2);
+    let t = if d1 >= 0.0 && d2 >= 0.0 {
+        if d1 + d2 <= 0.0 {
+            0.5
+        } else {
+            (d1 + 2.0 * d2) / (3.0 * (d1 + d2))
+        }
+    } else if d1 >= 0.0 {
+        // only the e1 end penetrates: a triangle from e1 to where the depth reaches 0
+        (d1 / (d1 - d2)) / 3.0
+    } else {
+        1.0 - (d2 / (d2 - d1)) / 3.0
+    };
+    let on_line = e1 + (e2 - e1) * t;
+    // lift the point onto the level of the deepest point along dir
+    on_line + dir * (deepest - on_line.dot(dir))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use parry3d_f64::shape::{Ball, Cuboid};
 
     fn law() -> PairLaw {
-        PairLaw { k: 1e6, r_eff: 0.5, zeta: 0.6, mu: 0.4, stiction: None, v_d: 0.01, impact_velocity_min: 0.01 }
+        PairLaw {
+            k: 1e6,
+            r_eff: 0.5,
+            zeta: 0.6,
+            mu: 0.4,
+            stiction: None,
+            v_d: 0.01,
+            impact_velocity_min: 0.01,
+        }
     }
 
     fn at(x: f64, y: f64, z: f64) -> BodyPose {
-        BodyPose { iso: Isometry3::translation(x, y, z), v: Vector3::zeros(), w: Vector3::zeros() }
+        BodyPose {
+            iso: Isometry3::translation(x, y, z),
+            v: Vector3::zeros(),
+            w: Vector3::zeros(),
+        }
     }
 
     #[test]
@@ -122,7 +226,15 @@ mod tests {
         let ball = Ball::new(0.1);
         let delta: f64 = 1e-3;
         let mut m = ContactMemory::default();
-        let w = pair_wrench(&ground, &at(0.0, 0.0, -0.5), &ball, &at(1.0, 2.0, 0.1 - delta), &law(), &mut m, true);
+        let w = pair_wrench(
+            &ground,
+            &at(0.0, 0.0, -0.5),
+            &ball,
+            &at(1.0, 2.0, 0.1 - delta),
+            &law(),
+            &mut m,
+            true,
+        );
         assert!(w.in_contact && (w.depth - delta).abs() < 1e-12);
         assert!((w.force2.z - 1e6 * delta.powf(1.5)).abs() < 1e-6, "{w:?}");
         assert!((w.force1 + w.force2).norm() < 1e-12);
@@ -130,7 +242,18 @@ mod tests {
         // the ground's torque is about its own origin: the contact is 1 m, 2 m away
         assert!(w.torque1.norm() > 1.0);
         let mut m = ContactMemory::default();
-        assert!(!pair_wrench(&ground, &at(0.0, 0.0, -0.5), &ball, &at(0.0, 0.0, 0.2), &law(), &mut m, true).in_contact);
+        assert!(
+            !pair_wrench(
+                &ground,
+                &at(0.0, 0.0, -0.5),
+                &ball,
+                &at(0.0, 0.0, 0.2),
+                &law(),
+                &mut m,
+                true
+            )
+            .in_contact
+        );
     }
 
     #[test]
@@ -141,7 +264,15 @@ mod tests {
         b.v = Vector3::new(1.0, 0.0, 0.0);
         b.w = Vector3::new(0.0, 0.0, 3.0);
         let mut m = ContactMemory::default();
-        let w = pair_wrench(&ground, &at(0.0, 0.0, -0.5), &ball, &b, &law(), &mut m, true);
+        let w = pair_wrench(
+            &ground,
+            &at(0.0, 0.0, -0.5),
+            &ball,
+            &b,
+            &law(),
+            &mut m,
+            true,
+        );
         assert!(w.force2.x < 0.0);
         assert!(w.torque2.z < 0.0, "spin about +z is braked: {w:?}");
     }
