@@ -98,6 +98,12 @@ pub struct World {
     /// Per-body contact wrench of the current sub-step (preallocated: no allocation
     /// while stepping).
     scratch: Vec<ContactWrench>,
+    /// The BBCC part of it, kept so that the evaluation at the end of a step (for the
+    /// outputs) serves the first sub-step of the next one.
+    bbcc_wrench: Vec<ContactWrench>,
+    /// `bbcc_wrench` holds the BBCC contacts of the current state (nothing moved and
+    /// no input changed since).
+    bbcc_fresh: bool,
     /// Per TerRA wheel: the last evaluation and the state it implies, for the outputs.
     terra_out: Vec<(TerraInput, TerraOutput, TerraState)>,
     /// The rig's last evaluation and its wheel's state, for the outputs.
@@ -142,6 +148,28 @@ fn start_values(table: &VariableTable) -> Values {
         }
     }
     v
+}
+
+/// Is the world AABB of `shape` at `pose` entirely above the terrain plane (through
+/// `plane.translation`, normal from `surface`)?
+fn above_plane(
+    shape: &dyn parry3d_f64::shape::Shape,
+    pose: &Isometry3<f64>,
+    plane: &Isometry3<f64>,
+    surface: &Surface,
+) -> bool {
+    let Surface::Plane { angle, .. } = surface else {
+        return false;
+    };
+    let n = Vector3::new(-angle.sin(), 0.0, angle.cos());
+    let aabb = shape.compute_aabb(pose);
+    // the box corner furthest along -n
+    let corner = Vector3::new(
+        if n.x > 0.0 { aabb.mins.x } else { aabb.maxs.x },
+        if n.y > 0.0 { aabb.mins.y } else { aabb.maxs.y },
+        if n.z > 0.0 { aabb.mins.z } else { aabb.maxs.z },
+    );
+    (corner - plane.translation.vector).dot(&n) > 0.0
 }
 
 /// Hub geometry of a TerRA wheel over the terrain, for any axle orientation.
@@ -196,6 +224,8 @@ impl World {
                 initializing: false,
             },
             scratch: vec![ContactWrench::default(); n_bodies],
+            bbcc_wrench: vec![ContactWrench::default(); n_bodies],
+            bbcc_fresh: false,
             terra_out: vec![Default::default(); layout.terra_wheels.len()],
             rig_out: (RigReport::default(), TerraState::default()),
             meshes,
@@ -394,6 +424,7 @@ impl World {
     }
 
     fn apply_initial_conditions(&mut self) -> Result<(), WorldError> {
+        self.bbcc_fresh = false;
         self.surface = self.build_surface()?;
         self.build_shapes()?;
         let layout = self.layout.clone();
@@ -665,7 +696,7 @@ impl World {
         depth: f64,
         in_contact: bool,
     ) {
-        let acc = &mut self.scratch[b];
+        let acc = &mut self.bbcc_wrench[b];
         acc.force += force;
         acc.torque += torque;
         if in_contact {
@@ -690,12 +721,22 @@ impl World {
             }
         }
         let layout = Arc::clone(&self.layout);
+        let mut ground_queries = 0;
         // Bodies on the terrain: the plane as a parry half-space; spheres on a profile
         // analytically.
         for (p, &b) in layout.ground_pairs.iter().enumerate() {
             let law = self.bbcc_law(None, b);
             let mut memory = self.dynamic.memory[p];
             let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
+                (Some((_, iso)), Some(shape))
+                    if above_plane(shape.as_ref(), &self.poses[b].iso, iso, &self.surface) =>
+                {
+                    // broad phase against the plane: the body's box is above it
+                    if advance {
+                        self.dynamic.memory[p] = ContactMemory::default();
+                    }
+                    continue;
+                }
                 (Some((ground, iso)), Some(shape)) => {
                     let ground_pose = BodyPose {
                         iso: *iso,
@@ -731,13 +772,14 @@ impl World {
                     (w.force, w.torque, w.depth, w.in_contact)
                 }
             };
+            ground_queries += 1;
             if advance {
                 self.dynamic.memory[p] = memory;
             }
             self.accumulate(b, force, torque, depth, touch);
         }
         if layout.bbcc_pairs.is_empty() {
-            self.stats = (0, layout.ground_pairs.len());
+            self.stats = (0, ground_queries);
             return;
         }
         // Broad phase: world AABBs, sweep and prune over the allowed pairs.
@@ -808,11 +850,18 @@ impl World {
     /// TerRA evaluations into `terra_out`). With `dt > 0` the contact states advance by
     /// a model step of `dt`; with `dt = 0` they are only evaluated.
     fn evaluate_contacts(&mut self, dt: f64) {
-        for w in self.scratch.iter_mut() {
-            *w = ContactWrench::default();
-        }
         let advance = dt > 0.0;
-        self.bbcc_contacts(advance);
+        // BBCC at the current state, unless the last evaluation was of this very state.
+        // Its contact memories always advance: the next sub-step would record the same.
+        if !(advance && self.bbcc_fresh) {
+            for w in self.bbcc_wrench.iter_mut() {
+                *w = ContactWrench::default();
+            }
+            self.bbcc_contacts(true);
+        }
+        // After a sub-step the bodies move; after an output evaluation they do not.
+        self.bbcc_fresh = !advance;
+        self.scratch.copy_from_slice(&self.bbcc_wrench);
         for k in 0..self.layout.terra_wheels.len() {
             let b = self.layout.terra_wheels[k];
             let (p, geo) = self.terra_wheel(b);
@@ -1097,6 +1146,7 @@ impl World {
             self.dynamic.values.reals[vr as usize] = x;
         }
         self.dynamic.outputs_dirty = true;
+        self.bbcc_fresh = false;
         Ok(())
     }
 
@@ -1121,6 +1171,7 @@ impl World {
             self.dynamic.values.integers[vr as usize] = x;
         }
         self.dynamic.outputs_dirty = true;
+        self.bbcc_fresh = false;
         Ok(())
     }
 
@@ -1139,6 +1190,7 @@ impl World {
             self.dynamic.values.booleans[vr as usize] = x;
         }
         self.dynamic.outputs_dirty = true;
+        self.bbcc_fresh = false;
         Ok(())
     }
 
@@ -1157,6 +1209,7 @@ impl World {
             self.dynamic.values.strings[vr as usize].clone_from(x);
         }
         self.dynamic.outputs_dirty = true;
+        self.bbcc_fresh = false;
         Ok(())
     }
 
@@ -1176,6 +1229,8 @@ impl World {
     pub fn restore(&mut self, d: &Dynamic) -> Result<(), String> {
         self.fits(d)?;
         self.dynamic.clone_from(d);
+        self.bbcc_fresh = false;
+        self.dynamic.outputs_dirty = true;
         // The terrain parameters are part of the values: rebuild the surface from them.
         if let Ok(surface) = self.build_surface() {
             self.surface = surface;
