@@ -842,7 +842,7 @@ impl World {
         }
         self.stats = (
             self.candidates.len(),
-            self.candidates.len() + layout.ground_pairs.len(),
+            self.candidates.len() + ground_queries,
         );
     }
 
