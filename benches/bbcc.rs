@@ -3,6 +3,7 @@
 //!   (no self-collision), 38 obstacle cuboids, flat ground; one 1 ms step.
 //! - `bbcc_grouser_wheel_on_grid_step`: a wheel with 12 grousers on a 100 x 100 cuboid
 //!   surface; one 1 ms step.
+//!
 //! Prints the broad-phase candidate pairs and narrow-phase queries per step.
 
 use contact_fmu::cosim::World;

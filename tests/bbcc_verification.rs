@@ -192,7 +192,7 @@ fn spinning_fig_8_spin_about_the_normal_decays_to_near_zero() {
         last = w;
     });
     // 1 rad/s -> under 5 % (energy under 0.25 %)
-    assert!(last < 0.05 && last >= 0.0, "spin after 60 s: {last}");
+    assert!((0.0..0.05).contains(&last), "spin after 60 s: {last}");
 }
 
 #[test]

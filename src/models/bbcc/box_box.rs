@@ -119,9 +119,9 @@ pub fn box_box(
             return None;
         }
     }
-    for i in 0..3 {
-        for j in 0..3 {
-            if !test(aa[i].cross(&bb[j]), 2) {
+    for ai in &aa {
+        for bj in &bb {
+            if !test(ai.cross(bj), 2) {
                 return None;
             }
         }

@@ -68,42 +68,7 @@ pub fn pair_wrench(
     memory: &mut ContactMemory,
     advance: bool,
 ) -> PairWrench {
-    // (depth, normal from body 1 towards body 2, contact point)
-    let found = match (s1.as_cuboid(), s2.as_cuboid()) {
-        (Some(c1), Some(c2)) => {
-            super::box_box::box_box(&c1.half_extents, &b1.iso, &c2.half_extents, &b2.iso)
-                .map(|c| (c.depth, c.normal, c.point))
-        }
-        _ => match parry3d_f64::query::contact(&b1.iso, s1, &b2.iso, s2, 0.0) {
-            Ok(Some(c)) if c.dist < 0.0 => Some((
-                -c.dist,
-                c.normal1.into_inner(),
-                0.5 * (c.point1.coords + c.point2.coords),
-            )),
-            _ => None,
-        },
-    };
-    // A cylinder lying on a face touches along a line (or a disc): GJK/EPA returns an
-    // arbitrary point of it. Use the centre of the cylinder's deepest feature instead,
-    // midway through the overlap, as for boxes: one point per pair, at the centre of
-    // the contact, so a cylinder dropped flat does not start to rock.
-    let found = found.map(|(depth, n, p)| {
-        if let Some(c) = s2.as_cylinder() {
-            (
-                depth,
-                n,
-                cylinder_feature(&b2.iso, c.radius, c.half_height, &-n, depth) + n * (0.5 * depth),
-            )
-        } else if let Some(c) = s1.as_cylinder() {
-            (
-                depth,
-                n,
-                cylinder_feature(&b1.iso, c.radius, c.half_height, &n, depth) - n * (0.5 * depth),
-            )
-        } else {
-            (depth, n, p)
-        }
-    });
+    let found = deepest_contact(s1, &b1.iso, s2, &b2.iso);
     let Some((depth, n, p)) = found else {
         if advance {
             *memory = ContactMemory::default();
@@ -146,6 +111,82 @@ pub fn pair_wrench(
         depth,
         in_contact: true,
     }
+}
+
+/// The deepest contact of `s1` at `iso1` with `s2` at `iso2`: (depth, unit normal
+/// from 1 towards 2, contact point), world frame. Compounds are split into their parts
+/// (through their bounding-volume tree) and the deepest part contact is the pair's one
+/// contact, as BBCC has one per pair.
+pub fn deepest_contact(
+    s1: &dyn Shape,
+    iso1: &Isometry3<f64>,
+    s2: &dyn Shape,
+    iso2: &Isometry3<f64>,
+) -> Option<(f64, Vector3<f64>, Vector3<f64>)> {
+    let deeper = |best: Option<(f64, Vector3<f64>, Vector3<f64>)>,
+                  c: Option<(f64, Vector3<f64>, Vector3<f64>)>| match (best, c) {
+        (Some(b), Some(c)) => Some(if c.0 > b.0 { c } else { b }),
+        (b, c) => b.or(c),
+    };
+    if let Some(compound) = s1.as_compound() {
+        let local = s2.compute_aabb(&(iso1.inverse() * iso2));
+        let mut best = None;
+        for idx in compound.bvh().intersect_aabb(&local) {
+            let (part_iso, part) = &compound.shapes()[idx as usize];
+            best = deeper(
+                best,
+                deepest_contact(part.as_ref(), &(iso1 * part_iso), s2, iso2),
+            );
+        }
+        return best;
+    }
+    if let Some(compound) = s2.as_compound() {
+        let local = s1.compute_aabb(&(iso2.inverse() * iso1));
+        let mut best = None;
+        for idx in compound.bvh().intersect_aabb(&local) {
+            let (part_iso, part) = &compound.shapes()[idx as usize];
+            best = deeper(
+                best,
+                deepest_contact(s1, iso1, part.as_ref(), &(iso2 * part_iso)),
+            );
+        }
+        return best;
+    }
+    let found = match (s1.as_cuboid(), s2.as_cuboid()) {
+        (Some(c1), Some(c2)) => {
+            super::box_box::box_box(&c1.half_extents, iso1, &c2.half_extents, iso2)
+                .map(|c| (c.depth, c.normal, c.point))
+        }
+        _ => match parry3d_f64::query::contact(iso1, s1, iso2, s2, 0.0) {
+            Ok(Some(c)) if c.dist < 0.0 => Some((
+                -c.dist,
+                c.normal1.into_inner(),
+                0.5 * (c.point1.coords + c.point2.coords),
+            )),
+            _ => None,
+        },
+    };
+    // A cylinder lying on a face touches along a line (or a disc): GJK/EPA returns an
+    // arbitrary point of it. Use the penetration-weighted centre of the line instead,
+    // midway through the overlap, as for boxes, so a cylinder dropped flat does not
+    // start to rock.
+    found.map(|(depth, n, p)| {
+        if let Some(c) = s2.as_cylinder() {
+            (
+                depth,
+                n,
+                cylinder_feature(iso2, c.radius, c.half_height, &-n, depth) + n * (0.5 * depth),
+            )
+        } else if let Some(c) = s1.as_cylinder() {
+            (
+                depth,
+                n,
+                cylinder_feature(iso1, c.radius, c.half_height, &n, depth) - n * (0.5 * depth),
+            )
+        } else {
+            (depth, n, p)
+        }
+    })
 }
 
 /// Contact point of a cylinder (axis body y) that penetrates by `depth` along `dir`
