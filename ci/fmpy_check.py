@@ -3,8 +3,9 @@
 
 1. `fmpy.validation.validate_fmu` finds no problem (the same check as `fmpy validate`),
 2. `fmpy.simulate_fmu(..., validate=True)` runs it to its stop time with finite results,
-3. on the first FMU: the runtime's log messages as an importer sees them (illegal call
-   sequence, a NaN input naming the variable, a GUID mismatch, log categories);
+3. on every FMU: the runtime's log messages as an importer sees them (illegal call
+   sequence, a NaN input naming the variable and recovery from a saved FMU state, a
+   GUID mismatch, log categories);
 4. terra_single_wheel.fmu: Barthelmes 2018 section 4.1 through fmpy (the effects that
    tests/terra_verification.rs asserts through the Rust FMI import, checked again here).
 
@@ -169,8 +170,9 @@ def main():
                   f"ended at {t_end}, finite: {finite}")
         except Exception as e:  # noqa: BLE001 - report any failure of the importer
             check(f"{name}: fmpy simulate", False, repr(e))
-    print(f"runtime behaviour ({os.path.basename(fmus[0])})")
-    behaviour_checks(fmus[0])
+    for path in fmus:
+        print(f"runtime behaviour ({os.path.basename(path)})")
+        behaviour_checks(path)
     terra = [f for f in fmus if os.path.basename(f) == "terra_single_wheel.fmu"]
     if terra:
         print("TerRA, Barthelmes 2018 section 4.1 (terra_single_wheel.fmu)")

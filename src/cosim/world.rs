@@ -1247,7 +1247,7 @@ impl World {
             || v.booleans.len() != t.count(VarType::Boolean)
             || v.strings.len() != t.count(VarType::String)
             || d.bodies.len() != self.layout.bodies.len()
-            || d.memory.len() != self.layout.ground_pairs.len()
+            || d.memory.len() != self.layout.ground_pairs.len() + self.layout.bbcc_pairs.len()
             || d.terra.len() != self.layout.terra_wheels.len()
             || d.rig.is_some() != self.layout.rig.is_some()
         {
