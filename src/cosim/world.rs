@@ -190,16 +190,9 @@ impl World {
         scenario: &Scenario,
         asset_dir: Option<&std::path::Path>,
     ) -> Result<World, WorldError> {
-        let meshes = super::bodies::load_meshes(
-            &scenario
-                .bodies
-                .iter()
-                .map(|b| b.shape.clone())
-                .collect::<Vec<_>>(),
-            asset_dir,
-        )
-        .map_err(WorldError::Asset)?;
         let (table, layout) = layout::build(scenario);
+        let meshes =
+            super::bodies::load_meshes(&layout.shapes, asset_dir).map_err(WorldError::Asset)?;
         let n = layout.bodies.len();
         let mut pair_index = vec![u32::MAX; n * n];
         for (k, &(i, j)) in layout.bbcc_pairs.iter().enumerate() {
@@ -725,18 +718,19 @@ impl World {
         // Bodies on the terrain: the plane as a parry half-space; spheres on a profile
         // analytically.
         for (p, &b) in layout.ground_pairs.iter().enumerate() {
-            let law = self.bbcc_law(None, b);
-            let mut memory = self.dynamic.memory[p];
-            let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
-                (Some((_, iso)), Some(shape))
-                    if above_plane(shape.as_ref(), &self.poses[b].iso, iso, &self.surface) =>
-                {
-                    // broad phase against the plane: the body's box is above it
+            // broad phase against the plane: skip a body whose box is above it (before
+            // any per-pair work)
+            if let (Some((_, iso)), Some(shape)) = (&self.halfspace, &self.shapes[b]) {
+                if above_plane(shape.as_ref(), &self.poses[b].iso, iso, &self.surface) {
                     if advance {
                         self.dynamic.memory[p] = ContactMemory::default();
                     }
                     continue;
                 }
+            }
+            let law = self.bbcc_law(None, b);
+            let mut memory = self.dynamic.memory[p];
+            let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
                 (Some((ground, iso)), Some(shape)) => {
                     let ground_pose = BodyPose {
                         iso: *iso,
