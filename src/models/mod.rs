@@ -4,6 +4,7 @@
 pub mod bbcc;
 pub mod rig;
 pub mod rigid_body;
+pub mod scm;
 pub mod single_wheel;
 pub mod terra;
 pub mod terrain;

@@ -34,6 +34,18 @@ impl Surface {
         }
     }
 
+    /// Highest ground between x0 and x1 (x0 <= x1), m. Exact: the surface is
+    /// piecewise linear in x.
+    pub fn max_height_x(&self, x0: f64, x1: f64) -> f64 {
+        let mut top = self.height(x0).max(self.height(x1));
+        if let Surface::Profile { points } = self {
+            for p in points.iter().filter(|p| p[0] > x0 && p[0] < x1) {
+                top = top.max(p[1]);
+            }
+        }
+        top
+    }
+
     /// The closest surface point to `p` (in the x-z plane: the surface does not vary
     /// along y) and the normal there.
     pub fn closest(&self, p: &Vector3<f64>) -> SurfacePoint {

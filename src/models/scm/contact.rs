@@ -1,0 +1,359 @@
+//! SCM force and torque computation for one contact object (Krenn 2009, section 3.2):
+//! contact detection, footprint, node data, pressure and forces.
+//!
+//! **Contact detection.** The paper maps mesh vertices into columns at the grid nodes
+//! (vertex columns), which needs faces no longer than ds. We cast a vertical ray from
+//! every grid node instead, and do it by scan conversion: each face of the mesh that
+//! reaches below the soil top is rasterized onto the grid nodes it covers, keeping
+//! per node the lowest surface point. That is exactly the first hit of an upward ray
+//! from the node, costs O(faces + covered nodes), and is exact for meshes of any
+//! coarseness (a box of 12 triangles works at any ds), so no refinement or warning is
+//! needed. A node is in contact when the lowest mesh point above it is below its soil
+//! surface.
+
+use super::footprint::{area_and_contour, pressure_weights, Edt};
+use super::grid::{Rect, SoilGrid};
+use super::mesh::TriMesh;
+use super::pressure::{bekker, node_pressure};
+use super::SoilParams;
+use crate::models::terrain::Surface;
+use nalgebra::{Isometry3, Point3, Vector3};
+
+/// Nodes of margin around a footprint window: room for the deposition ring and erosion.
+pub const MARGIN: i32 = 6;
+
+/// Pose and velocities of a contact object (world frame).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BodyMotion {
+    /// Body to world.
+    pub iso: Isometry3<f64>,
+    /// Velocity of the body origin, m/s.
+    pub v: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub w: Vector3<f64>,
+}
+
+/// What one SCM evaluation gives for a body (world frame).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ContactResult {
+    /// Soil force on the body, eq. (9), N.
+    pub force: Vector3<f64>,
+    /// Its torque about the body origin, eq. (9), N m.
+    pub torque: Vector3<f64>,
+    /// Deepest node sinkage below its level before loading, m.
+    pub sinkage: f64,
+    /// Footprint nodes.
+    pub contact_nodes: usize,
+    /// Footprint area A, eq. (4), m^2.
+    pub area: f64,
+    /// Footprint contour length L, eq. (5), m.
+    pub contour: f64,
+    /// Effective contact width b_eff = 2A/L, eq. (3), m.
+    pub b_eff: f64,
+    /// Growth of the vertical force with downward motion, N/m (for implicit rigs).
+    pub k_zz: f64,
+    /// Vertical damping of the velocity damping term, N s/m.
+    pub c_zz: f64,
+}
+
+/// Data of one footprint node (section 3.2, "footprint node specific computations").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FootNode {
+    /// Index in the window.
+    pub k: u32,
+    /// gamma_i (k_c / b_eff + k_phi), Pa / m^n: the yield pressure is this times z^n.
+    pub gk: f64,
+    /// Contact surface normal n_i, unit, pointing from the soil into the body.
+    pub n: Vector3<f64>,
+    /// Contact velocity v_i of the body surface at the node, m/s.
+    pub v: Vector3<f64>,
+}
+
+/// Work buffers of one body (reused from step to step: no allocation once warm).
+#[derive(Default)]
+pub struct Workspace {
+    world: Vec<Vector3<f64>>,
+    kept: Vec<u32>,
+    /// Unit normal (into the body) of each kept face.
+    face_normal: Vec<Vector3<f64>>,
+    /// The window of the last evaluation.
+    pub rect: Rect,
+    /// Lowest mesh point above each window node, m (+inf: none).
+    pub zmin: Vec<f64>,
+    /// Kept-face index of that point.
+    face: Vec<u32>,
+    pub(crate) h: Vec<f64>,
+    pub(crate) zp: Vec<f64>,
+    /// Footprint mask over the window.
+    pub mask: Vec<bool>,
+    /// Footprint nodes (window indices), row-major order.
+    pub nodes: Vec<u32>,
+    /// Node data of the footprint nodes, same order.
+    pub foot: Vec<FootNode>,
+    pub(crate) dist2: Vec<f64>,
+    pub(crate) arg: Vec<u32>,
+    edt: Edt,
+    gamma: Vec<f64>,
+    pub(crate) deposit: Vec<f64>,
+    pub(crate) changed: Vec<bool>,
+    /// The last result.
+    pub result: ContactResult,
+}
+
+fn clear_result(ws: &mut Workspace) -> ContactResult {
+    ws.rect = Rect::default();
+    ws.nodes.clear();
+    ws.foot.clear();
+    ws.result = ContactResult::default();
+    ws.result
+}
+
+/// Rasterizes face `f` (kept index `kf`) onto the window: per covered node the lowest
+/// point of the face above it.
+fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64) {
+    let [a, b, c] = tri.map(|k| ws.world[k as usize]);
+    let n = (b - a).cross(&(c - a));
+    if n.z.abs() <= 1e-12 * n.norm() {
+        return; // vertical face: no vertical ray hits it
+    }
+    let (gx, gy) = (-n.x / n.z, -n.y / n.z);
+    let r = ws.rect;
+    let y_lo = a.y.min(b.y).min(c.y);
+    let y_hi = a.y.max(b.y).max(c.y);
+    let j0 = ((y_lo / ds).ceil() as i32).max(r.j0);
+    let j1 = ((y_hi / ds).floor() as i32).min(r.j0 + r.ny - 1);
+    let edges = [(a, b), (b, c), (c, a)];
+    for j in j0..=j1 {
+        let y = j as f64 * ds;
+        let (mut xl, mut xr) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (p, q) in edges {
+            let (lo, hi) = if p.y <= q.y { (p, q) } else { (q, p) };
+            if y < lo.y || y > hi.y {
+                continue;
+            }
+            if hi.y - lo.y <= 0.0 {
+                xl = xl.min(lo.x.min(hi.x));
+                xr = xr.max(lo.x.max(hi.x));
+            } else {
+                let x = lo.x + (y - lo.y) * (hi.x - lo.x) / (hi.y - lo.y);
+                xl = xl.min(x);
+                xr = xr.max(x);
+            }
+        }
+        if xl > xr {
+            continue;
+        }
+        let i0 = ((xl / ds).ceil() as i32).max(r.i0);
+        let i1 = ((xr / ds).floor() as i32).min(r.i0 + r.nx - 1);
+        let row = (j - r.j0) as usize * r.nx as usize;
+        for i in i0..=i1 {
+            let x = i as f64 * ds;
+            let z = a.z + gx * (x - a.x) + gy * (y - a.y);
+            let k = row + (i - r.i0) as usize;
+            if z < ws.zmin[k] {
+                ws.zmin[k] = z;
+                ws.face[k] = kf;
+            }
+        }
+    }
+}
+
+/// Contact forces of `mesh` (body frame) moving with `motion` on the soil: eq. (1) to
+/// (9). Reads the soil, changes nothing in it; the footprint stays in `ws` for
+/// [`super::deform::update`].
+pub fn evaluate(
+    p: &SoilParams,
+    grid: &SoilGrid,
+    base: &Surface,
+    mesh: &TriMesh,
+    motion: &BodyMotion,
+    ws: &mut Workspace,
+) -> ContactResult {
+    let ds = grid.ds;
+    // vertices to world, and the body's bounds
+    ws.world.clear();
+    let mut lo = Vector3::repeat(f64::INFINITY);
+    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+    for v in &mesh.vertices {
+        let w = (motion.iso * Point3::from(*v)).coords;
+        lo = lo.inf(&w);
+        hi = hi.sup(&w);
+        ws.world.push(w);
+    }
+    let body_rect = Rect {
+        i0: (lo.x / ds).ceil() as i32,
+        j0: (lo.y / ds).ceil() as i32,
+        nx: ((hi.x / ds).floor() - (lo.x / ds).ceil()) as i32 + 1,
+        ny: ((hi.y / ds).floor() - (lo.y / ds).ceil()) as i32 + 1,
+    }
+    .intersect(&grid.extent);
+    if body_rect.is_empty() || !lo.z.is_finite() {
+        return clear_result(ws);
+    }
+    let z_top = grid.max_height(base, &body_rect);
+    if lo.z >= z_top {
+        return clear_result(ws);
+    }
+    // faces reaching below the soil top, and their node range
+    ws.kept.clear();
+    ws.face_normal.clear();
+    let (mut xa, mut xb, mut ya, mut yb) = (
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    );
+    for (f, t) in mesh.triangles.iter().enumerate() {
+        let [a, b, c] = t.map(|k| ws.world[k as usize]);
+        if a.z.min(b.z).min(c.z) >= z_top {
+            continue;
+        }
+        let n = (b - a).cross(&(c - a));
+        let len = n.norm();
+        if len == 0.0 || n.z.abs() <= 1e-12 * len {
+            continue;
+        }
+        // the lowest surface of a closed body faces down: the soil pushes along -n_out
+        let n_in = if n.z < 0.0 { -n / len } else { n / len };
+        ws.kept.push(f as u32);
+        ws.face_normal.push(n_in);
+        xa = xa.min(a.x.min(b.x).min(c.x));
+        xb = xb.max(a.x.max(b.x).max(c.x));
+        ya = ya.min(a.y.min(b.y).min(c.y));
+        yb = yb.max(a.y.max(b.y).max(c.y));
+    }
+    if ws.kept.is_empty() {
+        return clear_result(ws);
+    }
+    let i0 = (xa / ds).ceil() as i32;
+    let j0 = (ya / ds).ceil() as i32;
+    let rect = Rect {
+        i0,
+        j0,
+        nx: (xb / ds).floor() as i32 - i0 + 1,
+        ny: (yb / ds).floor() as i32 - j0 + 1,
+    }
+    .grow(MARGIN)
+    .intersect(&grid.extent);
+    if rect.nx < 3 || rect.ny < 3 {
+        return clear_result(ws);
+    }
+    ws.rect = rect;
+    let len = rect.len();
+    ws.zmin.clear();
+    ws.zmin.resize(len, f64::INFINITY);
+    ws.face.clear();
+    ws.face.resize(len, 0);
+    for kf in 0..ws.kept.len() {
+        let tri = mesh.triangles[ws.kept[kf] as usize];
+        rasterize(ws, tri, kf as u32, ds);
+    }
+    grid.load(base, &rect, &mut ws.h, &mut ws.zp);
+    // footprint: nodes whose lowest mesh point is below the soil surface (not on the
+    // window's edge, whose neighbours are unknown)
+    let nx = rect.nx as usize;
+    ws.mask.clear();
+    ws.mask.resize(len, false);
+    ws.nodes.clear();
+    for jj in 1..rect.ny as usize - 1 {
+        for ii in 1..nx - 1 {
+            let k = jj * nx + ii;
+            if ws.zmin[k] < ws.h[k] {
+                ws.mask[k] = true;
+                ws.nodes.push(k as u32);
+            }
+        }
+    }
+    ws.foot.clear();
+    if ws.nodes.is_empty() {
+        ws.result = ContactResult::default();
+        return ws.result;
+    }
+    // footprint specific: eq. (4), (5), (3)
+    let (a_nodes, l_nodes) = area_and_contour(&ws.mask, nx, &ws.nodes);
+    let area = a_nodes * ds * ds;
+    let contour = l_nodes * ds;
+    let b_eff = if contour > 0.0 {
+        2.0 * area / contour
+    } else {
+        ds
+    };
+    let k_b = p.k_c / b_eff + p.k_phi;
+    // pressure weighting, eq. (6)
+    let mut p_mean = 0.0;
+    for &k in &ws.nodes {
+        let k = k as usize;
+        p_mean += bekker(k_b, p.n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+    }
+    p_mean /= ws.nodes.len() as f64;
+    let shear = p_mean * p.phi.tan();
+    let chi = if p.c > 0.0 { p.c / (p.c + shear) } else { 0.0 };
+    if chi > 0.0 {
+        ws.dist2.clear();
+        ws.dist2
+            .extend(ws.mask.iter().map(|&m| if m { f64::INFINITY } else { 0.0 }));
+        ws.arg.resize(len, 0);
+        ws.edt
+            .transform(&mut ws.dist2, &mut ws.arg, nx, rect.ny as usize);
+    }
+    pressure_weights(chi, &ws.nodes, &ws.dist2, &mut ws.gamma);
+    // node forces, eq. (7), (8); totals, eq. (9)
+    let origin = motion.iso.translation.vector;
+    let (tan_phi, da) = (p.phi.tan(), ds * ds);
+    let mut res = ContactResult {
+        contact_nodes: ws.nodes.len(),
+        area,
+        contour,
+        b_eff,
+        ..Default::default()
+    };
+    for (m, &k) in ws.nodes.iter().enumerate() {
+        let k = k as usize;
+        let (ii, jj) = ((k % nx) as i32, (k / nx) as i32);
+        let point = Vector3::new(
+            (rect.i0 + ii) as f64 * ds,
+            (rect.j0 + jj) as f64 * ds,
+            ws.zmin[k],
+        );
+        let n = ws.face_normal[ws.face[k] as usize];
+        let lever = point - origin;
+        let v = motion.v + motion.w.cross(&lever);
+        let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
+        let gk = ws.gamma[m] * k_b;
+        let yield_p = bekker(gk, p.n, z);
+        let (sigma, plastic) = node_pressure(z, ws.zp[k], yield_p, p.k_e);
+        // the stabilizing linear damping of section 5, on the penetration rate
+        let v_pen = -v.dot(&n);
+        let pressure = (sigma + p.damping * v_pen).max(0.0);
+        // the pressure acts on the mesh surface over the node's cell: ds^2 / n_z
+        let nz = n.z.max(0.25);
+        let a_i = da / nz;
+        // shear, eq. (8): Mohr-Coulomb c + p tan(phi) plus Coulomb friction mu p,
+        // against the sliding velocity, mobilized over v_shear
+        let v_t = v - n * v.dot(&n);
+        let speed = v_t.norm();
+        let mut f = n * (pressure * a_i);
+        if speed > 0.0 {
+            let tau = (p.c + pressure * tan_phi + p.mu * pressure) * (speed / p.v_shear).tanh();
+            f -= v_t * (tau * a_i / speed);
+        }
+        res.force += f;
+        res.torque += lever.cross(&f);
+        res.sinkage = res.sinkage.max(z);
+        let slope = if plastic {
+            (p.n * yield_p / z.max(1e-9)).min(p.k_e)
+        } else {
+            p.k_e
+        };
+        res.k_zz += a_i * nz * nz * slope;
+        res.c_zz += p.damping * a_i * nz * nz;
+        ws.foot.push(FootNode {
+            k: k as u32,
+            gk,
+            n,
+            v,
+        });
+    }
+    ws.result = res;
+    res
+}

@@ -1,0 +1,205 @@
+//! SCM plastic soil deformation (Krenn 2009, section 3.3): displacement (eq. (10)),
+//! soil flow fields (Fig. 12), deposition on the footprint border (Fig. 13) and
+//! erosion down to the angle of repose (Fig. 14).
+//!
+//! **Volume.** Every cubic metre a footprint node loses (its plastic sinkage
+//! increment, eq. (10)) is put on border nodes, and erosion only moves soil between
+//! nodes: the soil volume above the base surface is conserved (to rounding).
+
+use super::contact::Workspace;
+use super::grid::SoilGrid;
+use super::pressure::{bekker, plastic_sinkage};
+use super::SoilParams;
+use crate::models::terrain::Surface;
+
+/// Erosion sweeps per soil update.
+pub const EROSION_SWEEPS: usize = 6;
+
+/// Walks from window node `k` along (dx, dy) (nodes per step, the larger component 1)
+/// to the first node outside the footprint mask; the window's edge stops it.
+fn march(mask: &[bool], nx: usize, ny: usize, k: usize, dx: f64, dy: f64) -> usize {
+    let (i0, j0) = ((k % nx) as f64, (k / nx) as f64);
+    let mut s = 1.0;
+    loop {
+        let i = (i0 + s * dx).round().clamp(0.0, (nx - 1) as f64) as usize;
+        let j = (j0 + s * dy).round().clamp(0.0, (ny - 1) as f64) as usize;
+        let q = j * nx + i;
+        if !mask[q] || i == 0 || j == 0 || i == nx - 1 || j == ny - 1 {
+            return q;
+        }
+        s += 1.0;
+    }
+}
+
+/// Unit step (larger component 1) along (x, y), or None for a zero vector.
+fn step_dir(x: f64, y: f64) -> Option<(f64, f64)> {
+    let m = x.abs().max(y.abs());
+    (m > 1e-12).then(|| (x / m, y / m))
+}
+
+/// Soil update for the body whose last evaluation is in `ws`: the soil under it yields
+/// to the body's last known position, the displaced volume flows to the border, and
+/// the slopes around erode. Reloads the soil first (another body may have changed it).
+pub fn update(p: &SoilParams, grid: &mut SoilGrid, base: &Surface, ws: &mut Workspace) {
+    if ws.foot.is_empty() {
+        return;
+    }
+    let rect = ws.rect;
+    let (nx, ny) = (rect.nx as usize, rect.ny as usize);
+    let len = rect.len();
+    grid.load(base, &rect, &mut ws.h, &mut ws.zp);
+    ws.deposit.clear();
+    ws.deposit.resize(len, 0.0);
+    ws.changed.clear();
+    ws.changed.resize(len, false);
+    // footprint centroid (window nodes), the centre of the radial field
+    let (mut ci, mut cj) = (0.0, 0.0);
+    for f in &ws.foot {
+        ci += (f.k as usize % nx) as f64;
+        cj += (f.k as usize / nx) as f64;
+    }
+    ci /= ws.foot.len() as f64;
+    cj /= ws.foot.len() as f64;
+    for f in &ws.foot {
+        let k = f.k as usize;
+        let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
+        if ws.zmin[k] >= ws.h[k] {
+            continue; // another body's deposit lifted... or took the soil away: no contact
+        }
+        let zp = plastic_sinkage(z, ws.zp[k], bekker(f.gk, p.n, z), p.k_e);
+        let dz = zp - ws.zp[k];
+        if dz <= 0.0 {
+            continue;
+        }
+        // eq. (10): dV = z dA, here the plastic increment of this update
+        ws.zp[k] = zp;
+        ws.h[k] -= dz;
+        ws.changed[k] = true;
+        // Fig. 11/12: only the normal part of the contact velocity moves soil; its
+        // horizontal part drives the parallel (bulldozing) field, its vertical part
+        // the radial (sinkage) field, in the ratio of the two.
+        let vn = f.n * f.v.dot(&f.n);
+        let horizontal = (vn.x * vn.x + vn.y * vn.y).sqrt();
+        let vertical = vn.z.abs();
+        let share = if horizontal + vertical > 1e-12 {
+            horizontal / (horizontal + vertical)
+        } else {
+            0.0
+        };
+        let (i, j) = ((k % nx) as f64, (k / nx) as f64);
+        let radial = step_dir(i - ci, j - cj)
+            .or_else(|| step_dir(vn.x, vn.y))
+            .unwrap_or((1.0, 0.0));
+        let parallel = step_dir(vn.x, vn.y).unwrap_or(radial);
+        // Fig. 13: the border node each field reaches first receives its share
+        let q = march(&ws.mask, nx, ny, k, parallel.0, parallel.1);
+        ws.deposit[q] += dz * share;
+        let q = march(&ws.mask, nx, ny, k, radial.0, radial.1);
+        ws.deposit[q] += dz * (1.0 - share);
+    }
+    for k in 0..len {
+        let d = ws.deposit[k];
+        if d > 0.0 {
+            add_soil(&mut ws.h, &mut ws.zp, k, d);
+            ws.changed[k] = true;
+        }
+    }
+    erode(
+        p,
+        grid.ds,
+        &ws.mask,
+        nx,
+        ny,
+        &mut ws.h,
+        &mut ws.zp,
+        &mut ws.changed,
+    );
+    grid.store(base, &rect, &ws.h, &ws.zp, &ws.changed);
+}
+
+/// Puts `d` (m) of loose soil on node `k`: its level before loading becomes the
+/// higher of the old one and the new surface.
+fn add_soil(h: &mut [f64], zp: &mut [f64], k: usize, d: f64) {
+    h[k] += d;
+    zp[k] = (zp[k] - d).max(0.0);
+}
+
+/// Fig. 14: moves soil between neighbouring nodes outside the footprint until no
+/// slope exceeds the angle of repose (`EROSION_SWEEPS` Gauss-Seidel sweeps per
+/// update, alternating direction; what remains continues next update). Each move
+/// levels the pair to exactly the repose slope.
+#[allow(clippy::too_many_arguments)]
+pub fn erode(
+    p: &SoilParams,
+    ds: f64,
+    mask: &[bool],
+    nx: usize,
+    ny: usize,
+    h: &mut [f64],
+    zp: &mut [f64],
+    changed: &mut [bool],
+) {
+    let limit = ds * p.repose.tan();
+    let pair = |a: usize, b: usize, h: &mut [f64], zp: &mut [f64], changed: &mut [bool]| {
+        if mask[a] || mask[b] {
+            return false;
+        }
+        let diff = h[a] - h[b];
+        if diff.abs() <= limit {
+            return false;
+        }
+        let m = 0.5 * (diff.abs() - limit);
+        let (hi, lo) = if diff > 0.0 { (a, b) } else { (b, a) };
+        h[hi] -= m;
+        add_soil(h, zp, lo, m);
+        changed[hi] = true;
+        changed[lo] = true;
+        true
+    };
+    for sweep in 0..EROSION_SWEEPS {
+        let mut moved = false;
+        for jj in 0..ny {
+            let j = if sweep % 2 == 0 { jj } else { ny - 1 - jj };
+            for ii in 0..nx {
+                let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
+                let k = j * nx + i;
+                if i + 1 < nx {
+                    moved |= pair(k, k + 1, h, zp, changed);
+                }
+                if j + 1 < ny {
+                    moved |= pair(k, k + nx, h, zp, changed);
+                }
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn erosion_levels_a_spike_to_the_angle_of_repose_and_keeps_the_volume() {
+        let p = SoilParams::dlr_a(0.01);
+        let (nx, ny) = (21, 21);
+        let mut h = vec![0.0; nx * ny];
+        h[10 * nx + 10] = 0.05;
+        let mut zp = vec![0.0; nx * ny];
+        let mut changed = vec![false; nx * ny];
+        let mask = vec![false; nx * ny];
+        for _ in 0..50 {
+            erode(&p, 0.01, &mask, nx, ny, &mut h, &mut zp, &mut changed);
+        }
+        let v: f64 = h.iter().sum();
+        assert!((v - 0.05).abs() < 1e-15);
+        let limit = 0.01 * p.repose.tan() * (1.0 + 1e-9);
+        for j in 0..ny {
+            for i in 0..nx - 1 {
+                assert!((h[j * nx + i] - h[j * nx + i + 1]).abs() <= limit);
+            }
+        }
+    }
+}

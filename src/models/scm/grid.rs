@@ -1,0 +1,372 @@
+//! The SCM soil: a regular height grid (DEM, dx = dy = ds; Krenn 2009, section 3.1)
+//! over a base surface, stored sparsely. Only nodes that differ from the base surface
+//! are kept, in square tiles found through a hash map: memory and time grow with the
+//! area the bodies touched, not with the field (a 1 km x 1 km field at 1 cm costs
+//! nothing until driven on).
+//!
+//! Node (i, j) sits at world (x, y) = (i ds, j ds); its state is the surface height
+//! `h` (m, world z) and the plastic sinkage `zp` it has taken (m): the level before
+//! loading is `h + zp` (see [`super::pressure`]).
+
+use crate::models::terrain::Surface;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+/// Nodes per tile edge.
+pub const TILE: i32 = 32;
+const TILE_NODES: usize = (TILE * TILE) as usize;
+
+/// A deterministic hasher (fixed keys): the same run gives the same map on every
+/// machine. Keys are small integer pairs; SipHash with zero keys is plenty.
+type Index =
+    HashMap<(i32, i32), u32, BuildHasherDefault<std::collections::hash_map::DefaultHasher>>;
+
+/// One tile of TILE x TILE nodes, row-major (j outer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tile {
+    /// Tile coordinates: nodes `key.0 * TILE ..` along x, `key.1 * TILE ..` along y.
+    pub key: (i32, i32),
+    /// Surface height of each node, m (world z).
+    pub h: Vec<f64>,
+    /// Plastic sinkage of each node below its level before loading, m.
+    pub zp: Vec<f64>,
+    /// Highest `h` in the tile, m.
+    pub h_max: f64,
+}
+
+/// A rectangle of nodes: `i0 .. i0 + nx` by `j0 .. j0 + ny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Rect {
+    pub i0: i32,
+    pub j0: i32,
+    pub nx: i32,
+    pub ny: i32,
+}
+
+impl Rect {
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        (self.nx.max(0) as usize) * (self.ny.max(0) as usize)
+    }
+    /// No nodes.
+    pub fn is_empty(&self) -> bool {
+        self.nx <= 0 || self.ny <= 0
+    }
+    /// The intersection with `other`.
+    pub fn intersect(&self, other: &Rect) -> Rect {
+        let i0 = self.i0.max(other.i0);
+        let j0 = self.j0.max(other.j0);
+        let i1 = (self.i0 + self.nx).min(other.i0 + other.nx);
+        let j1 = (self.j0 + self.ny).min(other.j0 + other.ny);
+        Rect {
+            i0,
+            j0,
+            nx: (i1 - i0).max(0),
+            ny: (j1 - j0).max(0),
+        }
+    }
+    /// Grown by `m` nodes on every side.
+    pub fn grow(&self, m: i32) -> Rect {
+        Rect {
+            i0: self.i0 - m,
+            j0: self.j0 - m,
+            nx: self.nx + 2 * m,
+            ny: self.ny + 2 * m,
+        }
+    }
+}
+
+/// The sparse soil height grid.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SoilGrid {
+    /// Grid spacing ds, m.
+    pub ds: f64,
+    /// The field: nodes outside it carry no soil (nothing touches there).
+    pub extent: Rect,
+    tiles: Vec<Tile>,
+    #[serde(skip)]
+    index: Index,
+}
+
+impl PartialEq for SoilGrid {
+    fn eq(&self, o: &Self) -> bool {
+        self.ds == o.ds && self.extent == o.extent && self.tiles == o.tiles
+    }
+}
+
+/// Base surface height at (x, y), m.
+pub fn base_height(base: &Surface, x: f64, _y: f64) -> f64 {
+    base.height(x)
+}
+
+impl SoilGrid {
+    /// An untouched field of spacing `ds` (m) covering `[x0, x1] x [y0, y1]` (m).
+    pub fn new(ds: f64, x0: f64, x1: f64, y0: f64, y1: f64) -> SoilGrid {
+        let i0 = (x0 / ds).ceil() as i32;
+        let j0 = (y0 / ds).ceil() as i32;
+        let i1 = (x1 / ds).floor() as i32;
+        let j1 = (y1 / ds).floor() as i32;
+        SoilGrid {
+            ds,
+            extent: Rect {
+                i0,
+                j0,
+                nx: (i1 - i0 + 1).max(0),
+                ny: (j1 - j0 + 1).max(0),
+            },
+            tiles: vec![],
+            index: Index::default(),
+        }
+    }
+
+    /// Rebuilds the tile index (after deserialization).
+    pub fn rebuild_index(&mut self) {
+        self.index.clear();
+        for (k, t) in self.tiles.iter().enumerate() {
+            self.index.insert(t.key, k as u32);
+        }
+    }
+
+    /// Number of stored (modified) tiles.
+    pub fn tile_count(&self) -> usize {
+        self.tiles.len()
+    }
+
+    /// Bytes held by the stored tiles (approximately).
+    pub fn memory_bytes(&self) -> usize {
+        self.tiles.len() * (TILE_NODES * 16 + std::mem::size_of::<Tile>() + 16)
+    }
+
+    /// The stored tiles, in creation order.
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles
+    }
+
+    fn tile_of(i: i32, j: i32) -> ((i32, i32), usize) {
+        let key = (i.div_euclid(TILE), j.div_euclid(TILE));
+        let local = (j.rem_euclid(TILE) * TILE + i.rem_euclid(TILE)) as usize;
+        (key, local)
+    }
+
+    /// Surface height and plastic sinkage of node (i, j).
+    pub fn node(&self, base: &Surface, i: i32, j: i32) -> (f64, f64) {
+        let (key, local) = Self::tile_of(i, j);
+        match self.index.get(&key) {
+            Some(&t) => {
+                let t = &self.tiles[t as usize];
+                (t.h[local], t.zp[local])
+            }
+            None => (
+                base_height(base, i as f64 * self.ds, j as f64 * self.ds),
+                0.0,
+            ),
+        }
+    }
+
+    /// Highest soil surface in `rect`, m (an upper bound: per tile).
+    pub fn max_height(&self, base: &Surface, rect: &Rect) -> f64 {
+        let mut top = f64::NEG_INFINITY;
+        if rect.is_empty() {
+            return top;
+        }
+        let (k0, _) = Self::tile_of(rect.i0, rect.j0);
+        let (k1, _) = Self::tile_of(rect.i0 + rect.nx - 1, rect.j0 + rect.ny - 1);
+        for tj in k0.1..=k1.1 {
+            for ti in k0.0..=k1.0 {
+                let h = match self.index.get(&(ti, tj)) {
+                    Some(&t) => self.tiles[t as usize].h_max,
+                    None => {
+                        let x0 = (ti * TILE) as f64 * self.ds;
+                        let x1 = ((ti + 1) * TILE - 1) as f64 * self.ds;
+                        base.max_height_x(x0, x1)
+                    }
+                };
+                top = top.max(h);
+            }
+        }
+        top
+    }
+
+    /// Copies heights and plastic sinkages of `rect` into dense row-major buffers
+    /// (resized to `rect.len()`; no allocation once they are large enough).
+    pub fn load(&self, base: &Surface, rect: &Rect, h: &mut Vec<f64>, zp: &mut Vec<f64>) {
+        let n = rect.len();
+        h.clear();
+        h.resize(n, 0.0);
+        zp.clear();
+        zp.resize(n, 0.0);
+        if n == 0 {
+            return;
+        }
+        let nx = rect.nx as usize;
+        for jj in 0..rect.ny {
+            let j = rect.j0 + jj;
+            let y = j as f64 * self.ds;
+            let mut ii = 0;
+            while ii < rect.nx {
+                let i = rect.i0 + ii;
+                let (key, local) = Self::tile_of(i, j);
+                // nodes of this tile on this row
+                let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
+                let at = jj as usize * nx + ii as usize;
+                match self.index.get(&key) {
+                    Some(&t) => {
+                        let t = &self.tiles[t as usize];
+                        h[at..at + run].copy_from_slice(&t.h[local..local + run]);
+                        zp[at..at + run].copy_from_slice(&t.zp[local..local + run]);
+                    }
+                    None => {
+                        for k in 0..run {
+                            h[at + k] = base_height(base, (i + k as i32) as f64 * self.ds, y);
+                        }
+                    }
+                }
+                ii += run as i32;
+            }
+        }
+    }
+
+    fn tile_mut(&mut self, base: &Surface, key: (i32, i32)) -> &mut Tile {
+        let t = match self.index.get(&key) {
+            Some(&t) => t as usize,
+            None => {
+                let mut h = vec![0.0; TILE_NODES];
+                let mut h_max = f64::NEG_INFINITY;
+                for lj in 0..TILE {
+                    for li in 0..TILE {
+                        let (i, j) = (key.0 * TILE + li, key.1 * TILE + lj);
+                        let z = base_height(base, i as f64 * self.ds, j as f64 * self.ds);
+                        h[(lj * TILE + li) as usize] = z;
+                        h_max = h_max.max(z);
+                    }
+                }
+                self.tiles.push(Tile {
+                    key,
+                    h,
+                    zp: vec![0.0; TILE_NODES],
+                    h_max,
+                });
+                self.index.insert(key, (self.tiles.len() - 1) as u32);
+                self.tiles.len() - 1
+            }
+        };
+        &mut self.tiles[t]
+    }
+
+    /// Writes back the nodes of `rect` whose `changed` flag is set (dense row-major
+    /// buffers as [`SoilGrid::load`] fills them). Tiles are created on first change.
+    pub fn store(&mut self, base: &Surface, rect: &Rect, h: &[f64], zp: &[f64], changed: &[bool]) {
+        let nx = rect.nx as usize;
+        for jj in 0..rect.ny {
+            let j = rect.j0 + jj;
+            let mut ii = 0;
+            while ii < rect.nx {
+                let i = rect.i0 + ii;
+                let (key, local) = Self::tile_of(i, j);
+                let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
+                let at = jj as usize * nx + ii as usize;
+                if changed[at..at + run].iter().any(|&c| c) {
+                    let tile = self.tile_mut(base, key);
+                    for k in 0..run {
+                        if changed[at + k] {
+                            tile.h[local + k] = h[at + k];
+                            tile.zp[local + k] = zp[at + k];
+                        }
+                    }
+                    tile.h_max = tile.h.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                }
+                ii += run as i32;
+            }
+        }
+    }
+
+    /// Soil volume above the base surface, m^3: sum of (h - base) ds^2 over the
+    /// stored nodes (untouched nodes add nothing). Summed tile by tile in creation
+    /// order, so the same history gives the same bits.
+    pub fn volume(&self, base: &Surface) -> f64 {
+        let mut v = 0.0;
+        for t in &self.tiles {
+            for lj in 0..TILE {
+                for li in 0..TILE {
+                    let (i, j) = (t.key.0 * TILE + li, t.key.1 * TILE + lj);
+                    let b = base_height(base, i as f64 * self.ds, j as f64 * self.ds);
+                    v += t.h[(lj * TILE + li) as usize] - b;
+                }
+            }
+        }
+        v * self.ds * self.ds
+    }
+
+    /// The rectangle of nodes covered by stored tiles (empty when untouched).
+    pub fn touched(&self) -> Rect {
+        if self.tiles.is_empty() {
+            return Rect::default();
+        }
+        let (mut a, mut b) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
+        for t in &self.tiles {
+            a = (a.0.min(t.key.0), a.1.min(t.key.1));
+            b = (b.0.max(t.key.0), b.1.max(t.key.1));
+        }
+        Rect {
+            i0: a.0 * TILE,
+            j0: a.1 * TILE,
+            nx: (b.0 - a.0 + 1) * TILE,
+            ny: (b.1 - a.1 + 1) * TILE,
+        }
+        .intersect(&self.extent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flat() -> Surface {
+        Surface::Plane {
+            height: 0.5,
+            angle: 0.0,
+        }
+    }
+
+    #[test]
+    fn an_untouched_field_costs_nothing_and_reads_the_base() {
+        // 1 km x 1 km at 1 cm: 1e10 nodes, none stored
+        let g = SoilGrid::new(0.01, -500.0, 500.0, -500.0, 500.0);
+        assert_eq!(g.tile_count(), 0);
+        assert_eq!(g.extent.len(), 100_001 * 100_001);
+        assert_eq!(g.node(&flat(), 12345, -777), (0.5, 0.0));
+    }
+
+    #[test]
+    fn load_and_store_round_trip_across_tile_borders() {
+        let base = Surface::Plane {
+            height: 0.0,
+            angle: 0.1,
+        };
+        let mut g = SoilGrid::new(0.01, -10.0, 10.0, -10.0, 10.0);
+        let r = Rect {
+            i0: -40,
+            j0: 30,
+            nx: 70,
+            ny: 5,
+        };
+        let (mut h, mut zp) = (vec![], vec![]);
+        g.load(&base, &r, &mut h, &mut zp);
+        assert!((h[0] - base.height(-0.4)).abs() < 1e-15);
+        let mut changed = vec![false; r.len()];
+        h[3] += 0.25;
+        zp[3] = 0.01;
+        changed[3] = true;
+        g.store(&base, &r, &h, &zp, &changed);
+        assert_eq!(g.tile_count(), 1);
+        let (hh, z) = g.node(&base, -37, 30);
+        assert_eq!((hh, z), (h[3], 0.01));
+        assert!((g.volume(&base) - 0.25 * 1e-4).abs() < 1e-15);
+        let (mut h2, mut zp2) = (vec![], vec![]);
+        g.load(&base, &r, &mut h2, &mut zp2);
+        assert_eq!(h, h2);
+        assert_eq!(zp, zp2);
+        assert!(g.max_height(&base, &r) >= h[3]);
+    }
+}
