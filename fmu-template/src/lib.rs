@@ -311,6 +311,9 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
 pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
     call(c, "fmi2Terminate", allowed::TERMINATE, |inst| {
         inst.state = State::Terminated;
+        if let Some(stem) = inst.world.terminate().map_err(|e| e.to_string())? {
+            inst.event(&format!("soil surface exported to {stem}.png/.ply/.json"));
+        }
         inst.event(&format!("terminated at t = {}", inst.world.time()));
         Ok(FMI2_OK)
     })

@@ -152,6 +152,29 @@ fn geometry_with(
                 grouser_thickness: *grouser_thickness,
             },
         },
+        (Shape::Plate { radius, thickness }, v) => {
+            let (radius, thickness) = match v {
+                Some(ShapeVrs::Plate {
+                    radius: rv,
+                    thickness: tv,
+                }) => (r(*rv).unwrap_or(*radius), r(*tv).unwrap_or(*thickness)),
+                _ => (*radius, *thickness),
+            };
+            // a cylinder (axis y) turned onto z, its bottom face at the body origin
+            let pose = Isometry3::new(
+                Vector3::new(0.0, 0.0, 0.5 * thickness),
+                Vector3::x() * std::f64::consts::FRAC_PI_2,
+            );
+            Geometry::Compound {
+                parts: vec![(
+                    pose,
+                    Geometry::Cylinder {
+                        radius,
+                        height: thickness,
+                    },
+                )],
+            }
+        }
         (Shape::ConvexMesh { file, scale }, _) => match meshes.get(file) {
             Some(points) => Geometry::Hull {
                 points: points
@@ -187,4 +210,59 @@ pub fn geometry(
     meshes: &Meshes,
 ) -> Result<Option<Geometry>, String> {
     geometry_with(shape, Some((vrs, reals, integers)), meshes)
+}
+
+/// The SCM contact mesh of a body (Krenn 2009, Fig. 5): the base mesh of its shape
+/// scaled to size (Buse 2023, section 4.2), with circles cut into segments no longer
+/// than the grid spacing `ds`.
+pub fn scm_mesh(
+    shape: &Shape,
+    vrs: &ShapeVrs,
+    reals: &[f64],
+    integers: &[i32],
+    meshes: &Meshes,
+    ds: f64,
+) -> Result<crate::models::scm::TriMesh, String> {
+    use crate::models::scm::mesh::{segments, TriMesh};
+    if let (Shape::Wheel { .. }, ShapeVrs::Wheel { radius, width }) = (shape, vrs) {
+        let r = reals[*radius];
+        return Ok(TriMesh::cylinder_y(r, reals[*width], segments(r, ds)));
+    }
+    fn build(g: &Geometry, ds: f64) -> Result<TriMesh, String> {
+        Ok(match g {
+            Geometry::Sphere { radius } => TriMesh::sphere(*radius, segments(*radius, ds)),
+            Geometry::Cuboid { size } => TriMesh::cuboid(*size),
+            Geometry::Cylinder { radius, height } => {
+                TriMesh::cylinder_y(*radius, *height, segments(*radius, ds))
+            }
+            Geometry::GrouserWheel {
+                radius,
+                width,
+                count,
+                grouser_height,
+                grouser_thickness,
+            } => TriMesh::grouser_wheel(
+                *radius,
+                *width,
+                *count,
+                *grouser_height,
+                *grouser_thickness,
+                segments(*radius, ds),
+            ),
+            Geometry::Hull { points } => TriMesh::convex_hull(points),
+            Geometry::Compound { parts } => {
+                let mut m = TriMesh::default();
+                for (pose, part) in parts {
+                    m.append(&build(part, ds)?, pose);
+                }
+                m
+            }
+            Geometry::CuboidGrid { .. } => {
+                return Err("a cuboid_grid has no SCM contact mesh".into())
+            }
+        })
+    }
+    let g = geometry(shape, vrs, reals, integers, meshes)?
+        .ok_or_else(|| "the shape has no geometry".to_string())?;
+    build(&g, ds)
 }

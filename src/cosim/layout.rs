@@ -5,7 +5,7 @@ use super::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,
 };
 use crate::scenario::{
-    Body, Material, Motion, RigSpec, Scenario, Shape, SurfaceSpec, TerraSettings,
+    Body, Material, Motion, RigSoilModel, RigSpec, Scenario, Shape, SurfaceSpec, TerraSettings,
 };
 
 /// Value references of a contact material.
@@ -100,8 +100,48 @@ pub enum ShapeVrs {
         height: usize,
         thickness: usize,
     },
+    /// Flat circular plate (axis body z, origin at the bottom face centre).
+    Plate {
+        radius: usize,
+        thickness: usize,
+    },
     /// Geometry from the scenario (meshes, compounds, grids): no parameters.
     Given,
+}
+
+/// Outputs of a body with SCM contact.
+#[derive(Debug, Clone, Copy)]
+pub struct ScmBodyVrs {
+    pub sinkage: usize,
+    /// Integer value reference.
+    pub contact_nodes: usize,
+    pub footprint_area: usize,
+    pub b_eff: usize,
+}
+
+/// SCM soil parameters (`soil.*`).
+#[derive(Debug, Clone, Copy)]
+pub struct ScmVrs {
+    pub ds: usize,
+    pub n: usize,
+    pub kc: usize,
+    pub kphi: usize,
+    pub c: usize,
+    pub phi: usize,
+    pub repose: usize,
+    pub mu: usize,
+    pub k_e: usize,
+    pub damping: usize,
+    pub v_shear: usize,
+    pub extent: [usize; 4],
+    pub update_interval: usize,
+    /// Boolean value reference.
+    pub deformation: usize,
+    /// String value reference.
+    pub export_dir: usize,
+    pub export_interval: usize,
+    /// Real outputs: soil volume above the base surface, and stored tiles.
+    pub volume: usize,
 }
 
 /// Outputs of a wheel-soil model (TerRA), shared by force-element wheels and the rig.
@@ -135,6 +175,8 @@ pub struct BodyVrs {
     pub contact: usize,
     /// TerRA force element: mass estimate parameter and outputs.
     pub terra: Option<(usize, WheelSoilVrs)>,
+    /// SCM contact outputs.
+    pub scm: Option<ScmBodyVrs>,
 }
 
 /// BBCC constants.
@@ -187,7 +229,11 @@ pub struct RigVrs {
     pub fx: usize,
     pub fz: usize,
     pub my: usize,
-    pub soil: WheelSoilVrs,
+    /// TerRA outputs (soil_model terra).
+    pub soil: Option<WheelSoilVrs>,
+    /// SCM outputs and the generated wheel's grousers (Integer count, height,
+    /// thickness) (soil_model scm).
+    pub scm: Option<(ScmBodyVrs, usize, usize, usize, usize)>,
 }
 
 /// Where everything lives in the variable table.
@@ -209,6 +255,9 @@ pub struct Layout {
     /// Bodies with a TerRA force element.
     pub terra_wheels: Vec<usize>,
     pub rig: Option<RigVrs>,
+    pub scm: Option<ScmVrs>,
+    /// Bodies with SCM contact.
+    pub scm_bodies: Vec<usize>,
 }
 
 use Variability::{Fixed, Tunable};
@@ -436,6 +485,7 @@ fn longest_edge(shape: &Shape) -> f64 {
             ..
         } => (2.0 * (radius + grouser_height)).max(*width),
         Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
+        Shape::Plate { radius, thickness } => (2.0 * radius).max(*thickness),
         // from the built shape's bounding box at initialization (see World)
         Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => 0.0,
     }
@@ -454,9 +504,80 @@ fn wheel_soil_outputs(t: &mut VariableTable, n: &str) -> WheelSoilVrs {
     }
 }
 
-fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
+fn scm_body_outputs(t: &mut VariableTable, n: &str) -> ScmBodyVrs {
+    ScmBodyVrs {
+        sinkage: t.real_output(format!("{n}.sinkage"), "m", "SCM: deepest footprint node sinkage below its level before loading (Krenn 2009 eq. (7))"),
+        ..scm_body_outputs_tail(t, n)
+    }
+}
+
+fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> ScmVrs {
+    let soil = &s.soil;
+    let mut p = |name: &str, unit: Option<&'static str>, variability: Variability, v: f64, bounds: Bounds, what: &str| {
+        t.push(Variable {
+            name: name.into(),
+            vr: 0,
+            ty: VarType::Real,
+            causality: Causality::Parameter,
+            variability,
+            initial: Some(Initial::Exact),
+            unit,
+            description: what.into(),
+            start: Some(Start::Real(v)),
+            bounds,
+        })
+    };
+    let angle = Bounds { min: Some(0.0), max: Some(std::f64::consts::FRAC_PI_2), positive: true };
+    let ds = p("soil.ds", Some("m"), Fixed, soil.ds, Bounds::POSITIVE, "SCM grid spacing ds (Krenn 2009 section 3.1)");
+    let n = p("soil.n", Some("1"), Tunable, soil.n, Bounds::POSITIVE, "exponent of sinkage n (Krenn 2009 Table 1)");
+    let kc = p("soil.kc", None, Tunable, soil.kc, Bounds::NON_NEGATIVE, "cohesive modulus k_c, N/m^(n+1) (Krenn 2009 Table 1)");
+    let kphi = p("soil.kphi", None, Tunable, soil.kphi, Bounds::NON_NEGATIVE, "frictional modulus k_phi, N/m^(n+2) (Krenn 2009 Table 1)");
+    let c = p("soil.c", Some("Pa"), Tunable, soil.c, Bounds::NON_NEGATIVE, "cohesion c (Krenn 2009 Table 1, eq. (8))");
+    let phi = p("soil.phi", Some("rad"), Tunable, soil.phi, angle, "angle of internal friction phi (Krenn 2009 Table 1, eq. (8))");
+    let repose = p("soil.repose", Some("rad"), Tunable, soil.repose, angle, "maximum angle of repose psi (Krenn 2009 section 3.1): erosion levels steeper slopes");
+    let mu = p("soil.mu", Some("1"), Tunable, soil.mu, Bounds::NON_NEGATIVE, "Coulomb friction coefficient mu between soil and body (Krenn 2009 eq. (8))");
+    let k_e = p("soil.k_e", Some("Pa/m"), Tunable, soil.k_e, Bounds::POSITIVE, "elastic unloading/reloading stiffness of the soil");
+    let damping = p("soil.damping", Some("Pa.s/m"), Tunable, soil.damping, Bounds::NON_NEGATIVE, "linear velocity damping of the contact pressure (Krenn 2009 section 5)");
+    let v_shear = p("soil.v_shear", Some("m/s"), Tunable, soil.v_shear, Bounds::POSITIVE, "sliding speed that mobilizes the shear stress (tanh regularization)");
+    let ext = ["x_min", "x_max", "y_min", "y_max"];
+    let extent = [0, 1, 2, 3].map(|i| p(&format!("soil.extent[{}]", i + 1), Some("m"), Fixed, s.extent[i], Bounds::ANY, &format!("soil field bounds [x_min, x_max, y_min, y_max]: {}", ext[i])));
+    let update_interval = p("soil.update_interval", Some("s"), Tunable, s.update_interval, Bounds::NON_NEGATIVE, "soil deformation update interval (0: every model step); contact forces are computed every model step (Buse 2023 section 4.2)");
+    let export_interval = p("soil.export_interval", Some("s"), Tunable, s.export_interval, Bounds::NON_NEGATIVE, "soil surface export interval (0: only at fmi2Terminate)");
+    let deformation = t.push(Variable {
+        name: "soil.deformation".into(),
+        vr: 0,
+        ty: VarType::Boolean,
+        causality: Causality::Parameter,
+        variability: Tunable,
+        initial: Some(Initial::Exact),
+        unit: None,
+        description: "plastic soil deformation on (Krenn 2009 section 3.3); off, the soil keeps its shape".into(),
+        start: Some(Start::Boolean(s.deformation)),
+        bounds: Bounds::ANY,
+    });
+    let export_dir = t.push(Variable {
+        name: "soil.export_dir".into(),
+        vr: 0,
+        ty: VarType::String,
+        causality: Causality::Parameter,
+        variability: Fixed,
+        initial: Some(Initial::Exact),
+        unit: None,
+        description: "folder for the soil surface export (PNG height image, PLY mesh); empty: none".into(),
+        start: Some(Start::String(s.export_dir.clone())),
+        bounds: Bounds::ANY,
+    });
+    let volume = t.real_output("soil.volume", "m3", "soil volume above the base surface (conserved by the deformation)");
+    ScmVrs { ds, n, kc, kphi, c, phi, repose, mu, k_e, damping, v_shear, extent, update_interval, deformation, export_dir, export_interval, volume }
+}
+
+fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>, scm: bool) -> BodyVrs {
     let n = &b.name;
     let shape = match &b.shape {
+        Shape::Plate { radius, thickness } => ShapeVrs::Plate {
+            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "plate radius"),
+            thickness: t.real_parameter(format!("{n}.thickness"), Fixed, "m", *thickness, Bounds::POSITIVE, "plate thickness (along body z, above the origin)"),
+        },
         Shape::Sphere { radius } => ShapeVrs::Sphere {
             radius: t.real_parameter(
                 format!("{n}.radius"),
@@ -712,7 +833,9 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>) -> BodyVrs {
         })
     });
     let terra = terra_mass_vr.map(|m| (m, wheel_soil_outputs(t, n)));
+    let scm = scm.then(|| scm_body_outputs(t, n));
     BodyVrs {
+        scm,
         shape,
         contact_length,
         material,
@@ -957,7 +1080,54 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
             "N.m",
             "soil torque on the wheel about its axle (y)",
         ),
-        soil: wheel_soil_outputs(t, "wheel"),
+        soil: (r.soil_model == RigSoilModel::Terra).then(|| wheel_soil_outputs(t, "wheel")),
+        scm: (r.soil_model == RigSoilModel::Scm).then(|| {
+            let g = r.grousers.clone().unwrap_or(crate::scenario::Grousers { count: 0, height: 0.0, thickness: 0.01 });
+            let count = t.push(Variable {
+                name: "wheel.grouser_count".into(),
+                vr: 0,
+                ty: VarType::Integer,
+                causality: Causality::Parameter,
+                variability: Fixed,
+                initial: Some(Initial::Exact),
+                unit: None,
+                description: "grousers on the generated SCM wheel".into(),
+                start: Some(Start::Integer(g.count as i32)),
+                bounds: Bounds { min: Some(0.0), max: Some(360.0), positive: false },
+            });
+            let height = t.real_parameter("wheel.grouser_height", Fixed, "m", g.height, Bounds::NON_NEGATIVE, "grouser height above the rim");
+            let thickness = t.real_parameter("wheel.grouser_thickness", Fixed, "m", g.thickness, Bounds::POSITIVE, "grouser thickness (tangential)");
+            let slip = t.real_output("wheel.slip", "1", "(omega r - v)/(omega r) driving, (omega r - v)/v braking");
+            (scm_body_outputs_rig(t), count, height, thickness, slip)
+        }),
+    }
+}
+
+/// SCM outputs of the rig's wheel (`wheel.sinkage` is the rig's contract output).
+fn scm_body_outputs_rig(t: &mut VariableTable) -> ScmBodyVrs {
+    ScmBodyVrs {
+        sinkage: t.real_output("wheel.sinkage", "m", "depth of the lowest rim point below the undisturbed surface"),
+        ..scm_body_outputs_tail(t, "wheel")
+    }
+}
+
+fn scm_body_outputs_tail(t: &mut VariableTable, n: &str) -> ScmBodyVrs {
+    ScmBodyVrs {
+        sinkage: usize::MAX,
+        contact_nodes: t.push(Variable {
+            name: format!("{n}.contact_nodes"),
+            vr: 0,
+            ty: VarType::Integer,
+            causality: Causality::Output,
+            variability: Variability::Discrete,
+            initial: Some(Initial::Calculated),
+            unit: None,
+            description: "SCM: soil grid nodes in the footprint".into(),
+            start: None,
+            bounds: Bounds::ANY,
+        }),
+        footprint_area: t.real_output(format!("{n}.footprint_area"), "m2", "SCM: footprint area A (Krenn 2009 eq. (4))"),
+        b_eff: t.real_output(format!("{n}.b_eff"), "m", "SCM: effective contact width b_eff = 2A/L (Krenn 2009 eq. (3))"),
     }
 }
 
@@ -1004,7 +1174,10 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
     let bodies = s
         .bodies
         .iter()
-        .map(|b| body(&mut t, b, terra_mass(&b.name)))
+        .map(|b| {
+            let on_scm = s.scm.as_ref().is_some_and(|x| x.bodies.contains(&b.name));
+            body(&mut t, b, terra_mass(&b.name), on_scm)
+        })
         .collect();
     // Expand the pairs of bodies and collections into body pairs, sorted and unique.
     let members = |name: &str| -> Vec<usize> {
@@ -1044,6 +1217,13 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
         .flat_map(|ts| ts.wheels.iter())
         .filter_map(|w| s.body_index(&w.body))
         .collect();
+    let scm = s.scm.as_ref().map(|x| scm_constants(&mut t, x));
+    let scm_bodies = s
+        .scm
+        .iter()
+        .flat_map(|x| x.bodies.iter())
+        .filter_map(|n| s.body_index(n))
+        .collect();
     let rig = s.rig.as_ref().map(|r| rig(&mut t, r));
     let shapes = s.bodies.iter().map(|b| b.shape.clone()).collect();
     (
@@ -1061,6 +1241,8 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
             terra,
             terra_wheels,
             rig,
+            scm,
+            scm_bodies,
         },
     )
 }

@@ -40,6 +40,10 @@ pub const UNITS: &[UnitDef] = &[
     u("s/m", 0, -1, 1, 0),
     u("1/s", 0, 0, -1, 0),
     u("kg/m3", 1, -3, 0, 0),
+    u("m2", 0, 2, 0, 0),
+    u("m3", 0, 3, 0, 0),
+    u("Pa/m", 1, -2, -2, 0),
+    u("Pa.s/m", 1, -2, -1, 0),
 ];
 
 /// The definition of unit `name`, if the runtime knows it.

@@ -10,8 +10,10 @@ use crate::models::rig::{RigDrive, RigMode, RigState};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
 use crate::models::single_wheel::{self, RigReport};
 use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
+use crate::models::scm::{self, BodyMotion, ContactResult, SoilGrid, SoilParams, TriMesh};
 use crate::models::terrain::{ramps_profile, Surface};
 use crate::scenario::Scenario;
+use rayon::prelude::*;
 use nalgebra::Isometry3;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
@@ -42,10 +44,22 @@ pub struct Dynamic {
     pub terra: Vec<TerraState>,
     /// The single-wheel rig: hub state and its wheel's TerRA state.
     pub rig: Option<(RigState, TerraState)>,
+    /// The SCM soil.
+    pub soil: Option<SoilState>,
     /// Inputs or parameters changed since the outputs were computed.
     pub outputs_dirty: bool,
     /// In initialization mode: initial states follow the parameters.
     pub initializing: bool,
+}
+
+/// The SCM soil and its clocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SoilState {
+    pub grid: SoilGrid,
+    /// Time since the last soil update, s.
+    pub since_update: f64,
+    /// Time of the next periodic export, s.
+    pub next_export: f64,
 }
 
 /// A refused variable access. Messages name the variable.
@@ -85,6 +99,8 @@ pub enum WorldError {
     BadParameter { name: String, reason: String },
     #[error("{0}")]
     Asset(String),
+    #[error("soil export: {0}")]
+    Export(String),
 }
 
 /// One simulated scenario: variables, model states, stepping.
@@ -108,6 +124,8 @@ pub struct World {
     terra_out: Vec<(TerraInput, TerraOutput, TerraState)>,
     /// The rig's last evaluation and its wheel's state, for the outputs.
     rig_out: (RigReport, TerraState),
+    /// The rig's last SCM evaluation.
+    rig_scm_out: ContactResult,
     /// BBCC: the scenario's mesh vertices, read at instantiation.
     meshes: super::bodies::Meshes,
     /// BBCC: each body's parry shape (built at initialization), None for non-BBCC bodies.
@@ -127,6 +145,11 @@ pub struct World {
     pair_index: Vec<u32>,
     /// Broad-phase candidate pairs and narrow-phase queries of the last sub-step.
     stats: (usize, usize),
+    /// SCM: contact meshes of `layout.scm_bodies`, then the rig's wheel (built at
+    /// initialization), their poses and work buffers.
+    scm_meshes: Vec<TriMesh>,
+    scm_motion: Vec<BodyMotion>,
+    scm_ws: Vec<scm::Workspace>,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -213,6 +236,7 @@ impl World {
                 rig: layout
                     .rig
                     .map(|_| (RigState::default(), TerraState::default())),
+                soil: None,
                 outputs_dirty: true,
                 initializing: false,
             },
@@ -221,6 +245,7 @@ impl World {
             bbcc_fresh: false,
             terra_out: vec![Default::default(); layout.terra_wheels.len()],
             rig_out: (RigReport::default(), TerraState::default()),
+            rig_scm_out: ContactResult::default(),
             meshes,
             shapes: vec![None; n],
             auto_length: vec![0.0; n],
@@ -240,6 +265,9 @@ impl World {
             touching: vec![0; n],
             pair_index,
             stats: (0, 0),
+            scm_meshes: vec![],
+            scm_motion: vec![],
+            scm_ws: vec![],
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -457,7 +485,195 @@ impl World {
             };
             self.dynamic.rig = Some((rig, TerraState::default()));
         }
+        self.build_scm()
+    }
+
+    /// SCM: a fresh soil field and the contact meshes, from the current parameters.
+    fn build_scm(&mut self) -> Result<(), WorldError> {
+        let layout = self.layout.clone();
+        let Some(sv) = layout.scm else {
+            return Ok(());
+        };
+        let ds = self.real(sv.ds);
+        let e = sv.extent.map(|v| self.real(v));
+        if e[1] <= e[0] || e[3] <= e[2] {
+            return Err(WorldError::BadParameter {
+                name: "soil.extent".into(),
+                reason: format!("must be [x_min, x_max, y_min, y_max] with min < max, got {e:?}"),
+            });
+        }
+        if ((e[1] - e[0]) / ds).max((e[3] - e[2]) / ds) > 1e9 {
+            return Err(WorldError::BadParameter {
+                name: "soil.ds".into(),
+                reason: format!("{ds} m gives more than 1e9 nodes along a side of the field"),
+            });
+        }
+        self.dynamic.soil = Some(SoilState {
+            grid: SoilGrid::new(ds, e[0], e[1], e[2], e[3]),
+            since_update: 0.0,
+            next_export: self.dynamic.time + self.real(sv.export_interval),
+        });
+        self.scm_meshes.clear();
+        for &b in &layout.scm_bodies {
+            let body = &layout.bodies[b];
+            let mesh = super::bodies::scm_mesh(
+                &layout.shapes[b],
+                &body.shape,
+                &self.dynamic.values.reals,
+                &self.dynamic.values.integers,
+                &self.meshes,
+                ds,
+            )
+            .map_err(|e| WorldError::Asset(format!("SCM body '{}': {e}", self.body_name(b))))?;
+            self.scm_meshes.push(mesh);
+        }
+        if let Some((_, count, height, thickness, _)) = layout.rig.and_then(|r| r.scm) {
+            let r = layout.rig.expect("rig");
+            let radius = self.real(r.radius);
+            self.scm_meshes.push(TriMesh::grouser_wheel(
+                radius,
+                self.real(r.width),
+                self.dynamic.values.integers[count].max(0) as u32,
+                self.real(height),
+                self.real(thickness),
+                scm::mesh::segments(radius, ds),
+            ));
+        }
+        let n = self.scm_meshes.len();
+        self.scm_motion = vec![
+            BodyMotion {
+                iso: Isometry3::identity(),
+                v: Vector3::zeros(),
+                w: Vector3::zeros(),
+            };
+            n
+        ];
+        self.scm_ws.resize_with(n, Default::default);
         Ok(())
+    }
+
+    fn body_name(&self, b: usize) -> String {
+        let f = self.layout.bodies[b].f[0];
+        self.var_name(VarType::Real, f).trim_end_matches(".f[1]").to_string()
+    }
+
+    /// SCM soil parameters from the current values.
+    fn scm_params(&self) -> Option<SoilParams> {
+        let v = self.layout.scm?;
+        Some(SoilParams {
+            n: self.real(v.n),
+            k_c: self.real(v.kc),
+            k_phi: self.real(v.kphi),
+            c: self.real(v.c),
+            phi: self.real(v.phi),
+            repose: self.real(v.repose),
+            mu: self.real(v.mu),
+            k_e: self.real(v.k_e),
+            damping: self.real(v.damping),
+            v_shear: self.real(v.v_shear),
+        })
+    }
+
+    /// SCM: contact forces of every SCM body (and the rig's wheel) at the current
+    /// state, in parallel over the bodies; each body's result lands in its own work
+    /// buffer, so the outcome does not depend on the thread count.
+    fn scm_contacts(&mut self) {
+        let Some(p) = self.scm_params() else {
+            return;
+        };
+        let layout = Arc::clone(&self.layout);
+        for (m, &b) in layout.scm_bodies.iter().enumerate() {
+            let pose = self.pose_of(b);
+            self.scm_motion[m] = BodyMotion {
+                iso: pose.iso,
+                v: pose.v,
+                w: pose.w,
+            };
+        }
+        if let (Some(r), Some((rig, _))) = (layout.rig, self.dynamic.rig) {
+            if r.scm.is_some() {
+                let omega = self.real(r.omega_in);
+                let last = self.scm_motion.len() - 1;
+                self.scm_motion[last] = BodyMotion {
+                    iso: Isometry3::new(
+                        Vector3::new(rig.x, 0.0, rig.z),
+                        Vector3::y() * rig.angle,
+                    ),
+                    v: Vector3::new(rig.vx, 0.0, rig.vz),
+                    w: Vector3::new(0.0, omega, 0.0),
+                };
+            }
+        }
+        let Some(soil) = &self.dynamic.soil else {
+            return;
+        };
+        let (grid, base) = (&soil.grid, &self.surface);
+        let work = self
+            .scm_ws
+            .iter_mut()
+            .zip(&self.scm_meshes)
+            .zip(&self.scm_motion);
+        if self.scm_meshes.len() > 1 {
+            work.par_bridge().for_each(|((ws, mesh), motion)| {
+                scm::evaluate(&p, grid, base, mesh, motion, ws);
+            });
+        } else {
+            work.for_each(|((ws, mesh), motion)| {
+                scm::evaluate(&p, grid, base, mesh, motion, ws);
+            });
+        }
+        for (m, &b) in layout.scm_bodies.iter().enumerate() {
+            let r = self.scm_ws[m].result;
+            let acc = &mut self.scratch[b];
+            acc.force += r.force;
+            acc.torque += r.torque;
+            acc.depth = acc.depth.max(r.sinkage);
+            acc.in_contact |= r.contact_nodes > 0;
+        }
+    }
+
+    /// SCM soil update (the second clock): after `dt` of model time, when the update
+    /// interval has passed, the soil yields to the bodies' last evaluated positions.
+    fn scm_soil_update(&mut self, dt: f64) {
+        let (Some(p), Some(v)) = (self.scm_params(), self.layout.scm) else {
+            return;
+        };
+        let interval = self.real(v.update_interval);
+        let deform = self.dynamic.values.booleans[v.deformation];
+        let Some(soil) = self.dynamic.soil.as_mut() else {
+            return;
+        };
+        soil.since_update += dt;
+        if soil.since_update < interval * (1.0 - 1e-9) {
+            return;
+        }
+        soil.since_update = 0.0;
+        if !deform {
+            return;
+        }
+        for ws in self.scm_ws.iter_mut() {
+            scm::deform::update(&p, &mut soil.grid, &self.surface, ws);
+        }
+    }
+
+    /// Writes the soil surface (PNG height image, PLY mesh) to `soil.export_dir`, if set.
+    pub fn export_soil(&self) -> Result<Option<String>, WorldError> {
+        let (Some(v), Some(soil)) = (self.layout.scm, &self.dynamic.soil) else {
+            return Ok(None);
+        };
+        let dir = &self.dynamic.values.strings[v.export_dir];
+        if dir.is_empty() {
+            return Ok(None);
+        }
+        let stem = std::path::Path::new(dir).join(format!("soil_t{:010.4}", self.dynamic.time));
+        scm::export::write(&soil.grid, &self.surface, &stem)
+            .map(Some)
+            .map_err(WorldError::Export)
+    }
+
+    /// fmi2Terminate: the final soil export.
+    pub fn terminate(&mut self) -> Result<Option<String>, WorldError> {
+        self.export_soil()
     }
 
     fn material_of(&self, m: &MaterialVrs) -> (f64, f64, f64, f64) {
@@ -649,6 +865,25 @@ impl World {
                 lever,
             },
         )
+    }
+
+    /// The rig's drive when its wheel runs on SCM soil.
+    fn rig_scm_drive(&self) -> Option<(super::layout::RigVrs, RigDrive)> {
+        let r = self.layout.rig?;
+        r.scm?;
+        let mode = RigMode::from_code(self.dynamic.values.integers[r.mode])
+            .unwrap_or(RigMode::ForceControlled);
+        Some((
+            r,
+            RigDrive {
+                mode,
+                load_mass: self.real(r.load_mass),
+                g: self.real(r.g),
+                omega: self.real(r.omega_in),
+                vx: self.real(r.vx_in),
+                drawbar_force: self.real(r.drawbar_force),
+            },
+        ))
     }
 
     fn rig_drive(&self) -> Option<(TerraParams, RigDrive)> {
@@ -879,7 +1114,17 @@ impl World {
             acc.in_contact |= out.in_contact;
             self.terra_out[k] = (geo.input, out, state);
         }
-        if let Some((p, drive)) = self.rig_drive() {
+        self.scm_contacts();
+        if let Some((r, drive)) = self.rig_scm_drive() {
+            if let Some((rig, _)) = self.dynamic.rig.as_mut() {
+                let res = self.scm_ws.last().map(|w| w.result).unwrap_or_default();
+                self.rig_scm_out = res;
+                if advance {
+                    rig.step(&drive, res.force.x, res.force.z, res.k_zz, res.c_zz, dt);
+                }
+                let _ = r;
+            }
+        } else if let Some((p, drive)) = self.rig_drive() {
             if let Some((rig, state)) = self.dynamic.rig.as_mut() {
                 let (mut r, mut s) = (*rig, *state);
                 let report = single_wheel::step(&mut r, &mut s, &p, &drive, &self.surface, dt);
@@ -894,6 +1139,7 @@ impl World {
 
     fn substep(&mut self, dt: f64) {
         self.evaluate_contacts(dt);
+        self.scm_soil_update(dt);
         let g = self.vec3(&self.layout.gravity);
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
@@ -945,7 +1191,24 @@ impl World {
         }
         self.dynamic.time += h;
         self.refresh_outputs();
-        self.check_finite()
+        self.check_finite()?;
+        if let Some(v) = self.layout.scm {
+            let interval = self.real(v.export_interval);
+            let due = self
+                .dynamic
+                .soil
+                .as_ref()
+                .is_some_and(|s| self.dynamic.time >= s.next_export * (1.0 - 1e-12));
+            if interval > 0.0 && due {
+                self.export_soil()?;
+                if let Some(s) = self.dynamic.soil.as_mut() {
+                    while s.next_export <= self.dynamic.time * (1.0 + 1e-12) {
+                        s.next_export += interval;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn check_finite(&self) -> Result<(), WorldError> {
@@ -1024,15 +1287,43 @@ impl World {
             vals[r.fx] = rep.fx;
             vals[r.fz] = rep.fz;
             vals[r.my] = rep.my;
-            let s = r.soil;
-            vals[s.sinkage] = rep.sinkage;
-            vals[s.z_eff] = rep.terra.z_eff;
-            vals[s.z_s] = state.z_s;
-            vals[s.z_peak] = state.z_peak;
-            vals[s.slip] = rep.slip;
-            vals[s.j_m] = state.j_m;
-            vals[s.f_n] = rep.terra.normal_force;
-            vals[s.f_t] = rep.terra.tangential_force;
+            if let Some(s) = r.soil {
+                vals[s.sinkage] = rep.sinkage;
+                vals[s.z_eff] = rep.terra.z_eff;
+                vals[s.z_s] = state.z_s;
+                vals[s.z_peak] = state.z_peak;
+                vals[s.slip] = rep.slip;
+                vals[s.j_m] = state.j_m;
+                vals[s.f_n] = rep.terra.normal_force;
+                vals[s.f_t] = rep.terra.tangential_force;
+            }
+            if let Some((s, _, _, _, slip)) = r.scm {
+                let res = self.rig_scm_out;
+                let radius = vals[r.radius];
+                vals[r.fx] = res.force.x;
+                vals[r.fz] = res.force.z;
+                vals[r.my] = res.torque.y;
+                // the rim's lowest point below the undisturbed (base) surface
+                vals[s.sinkage] = self.surface.height(rig.x) - (rig.z - radius);
+                vals[s.footprint_area] = res.area;
+                vals[s.b_eff] = res.b_eff;
+                vals[slip] = terra::slip(omega * radius, rig.vx);
+                self.dynamic.values.integers[s.contact_nodes] = res.contact_nodes as i32;
+            }
+        }
+        for (m, &b) in layout.scm_bodies.iter().enumerate() {
+            let (Some(s), Some(ws)) = (layout.bodies[b].scm, self.scm_ws.get(m)) else {
+                continue;
+            };
+            let res = ws.result;
+            let vals = &mut self.dynamic.values;
+            vals.reals[s.sinkage] = res.sinkage;
+            vals.reals[s.footprint_area] = res.area;
+            vals.reals[s.b_eff] = res.b_eff;
+            vals.integers[s.contact_nodes] = res.contact_nodes as i32;
+        }
+        if let (Some(v), Some(soil)) = (layout.scm, &self.dynamic.soil) {
+            self.dynamic.values.reals[v.volume] = soil.grid.volume();
         }
         self.dynamic.outputs_dirty = false;
     }
@@ -1223,6 +1514,9 @@ impl World {
     pub fn restore(&mut self, d: &Dynamic) -> Result<(), String> {
         self.fits(d)?;
         self.dynamic.clone_from(d);
+        if let Some(soil) = self.dynamic.soil.as_mut() {
+            soil.grid.rebuild_index();
+        }
         self.bbcc_fresh = false;
         self.dynamic.outputs_dirty = true;
         // The terrain parameters are part of the values: rebuild the surface from them.
@@ -1244,6 +1538,10 @@ impl World {
             || d.memory.len() != self.layout.ground_pairs.len() + self.layout.bbcc_pairs.len()
             || d.terra.len() != self.layout.terra_wheels.len()
             || d.rig.is_some() != self.layout.rig.is_some()
+            || d.soil.is_some() != self.layout.scm.is_some()
+            || d.soil.as_ref().is_some_and(|s| {
+                self.dynamic.soil.as_ref().is_some_and(|o| o.grid.ds != s.grid.ds)
+            })
         {
             return Err(
                 "the FMU state does not belong to this model (its variables or bodies differ)"

@@ -46,6 +46,102 @@ pub struct Scenario {
     /// x-z plane over the terrain, driven at a commanded rate.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rig: Option<RigSpec>,
+    /// SCM deformable soil (Krenn 2009) over the terrain surface, and the bodies that
+    /// touch it. Also the soil model of a `rig` with `soil_model: "scm"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scm: Option<ScmSettings>,
+}
+
+/// SCM settings (Krenn 2009; Buse 2023, section 4.2). All values are start values of
+/// FMI parameters (`soil.*`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScmSettings {
+    /// Soil parameters.
+    #[serde(default)]
+    pub soil: ScmSoil,
+    /// The soil field `[x_min, x_max, y_min, y_max]` over the terrain surface, m
+    /// (`soil.extent[1..4]`). Memory grows with the area touched, not with this.
+    #[serde(default = "ScmSettings::default_extent")]
+    pub extent: [f64; 4],
+    /// Soil update interval, s: the second sampled clock of Buse 2023, section 4.2
+    /// (contact forces every model step, soil deformation at this rate); 0 updates at
+    /// every model step (`soil.update_interval`).
+    #[serde(default)]
+    pub update_interval: f64,
+    /// Plastic soil deformation on (`soil.deformation`); off, the soil keeps its shape.
+    #[serde(default = "yes")]
+    pub deformation: bool,
+    /// Bodies (kinematic or free) with SCM contact.
+    #[serde(default)]
+    pub bodies: Vec<String>,
+    /// Folder the soil surface is exported to (PNG height image and PLY mesh) at
+    /// terminate and every `export_interval`; empty: no export (`soil.export_dir`).
+    #[serde(default)]
+    pub export_dir: String,
+    /// Export interval, s; 0: only at terminate (`soil.export_interval`).
+    #[serde(default)]
+    pub export_interval: f64,
+}
+
+impl ScmSettings {
+    /// Default field: 100 m x 100 m around the origin.
+    pub fn default_extent() -> [f64; 4] {
+        [-50.0, 50.0, -50.0, 50.0]
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// SCM soil parameters (Krenn 2009, Table 1 and section 3.1). Defaults: the Mars soil
+/// simulant DLR-A of the paper's section 4 (n, k_c, k_phi) and our values for the rest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ScmSoil {
+    /// Grid spacing ds, m (`soil.ds`).
+    pub ds: f64,
+    /// Exponent of sinkage n, 1 (`soil.n`).
+    pub n: f64,
+    /// Cohesive modulus k_c, N/m^(n+1) (`soil.kc`).
+    pub kc: f64,
+    /// Frictional modulus k_phi, N/m^(n+2) (`soil.kphi`).
+    pub kphi: f64,
+    /// Cohesion c, Pa (`soil.c`).
+    pub c: f64,
+    /// Angle of internal friction phi, rad (`soil.phi`).
+    pub phi: f64,
+    /// Maximum angle of repose psi, rad (`soil.repose`).
+    pub repose: f64,
+    /// Coulomb friction coefficient mu between soil and body (`soil.mu`).
+    pub mu: f64,
+    /// Elastic unloading/reloading stiffness, Pa/m (`soil.k_e`).
+    pub k_e: f64,
+    /// Linear velocity damping of the pressure (Krenn 2009, section 5), Pa s/m
+    /// (`soil.damping`).
+    pub damping: f64,
+    /// Sliding speed that mobilizes the shear stress (tanh), m/s (`soil.v_shear`).
+    pub v_shear: f64,
+}
+
+impl Default for ScmSoil {
+    fn default() -> Self {
+        let p = crate::models::scm::SoilParams::dlr_a(0.01);
+        ScmSoil {
+            ds: 0.01,
+            n: p.n,
+            kc: p.k_c,
+            kphi: p.k_phi,
+            c: p.c,
+            phi: p.phi,
+            repose: p.repose,
+            mu: p.mu,
+            k_e: p.k_e,
+            damping: p.damping,
+            v_shear: p.v_shear,
+        }
+    }
 }
 
 pub(crate) fn default_model_step() -> f64 {
@@ -201,6 +297,14 @@ pub enum Shape {
         /// Scale applied to the vertices.
         #[serde(default = "one")]
         scale: f64,
+    },
+    /// A flat circular plate (a bevameter probe): axis along body z, the body origin
+    /// at the centre of its flat bottom face (`<body>.radius`, `<body>.thickness`).
+    Plate {
+        /// m
+        radius: f64,
+        /// m
+        thickness: f64,
     },
     /// Several convex parts with one set of properties (Buse 2023, section 4.1).
     Compound { parts: Vec<CompoundPart> },
@@ -480,8 +584,25 @@ pub struct RigSpec {
     /// Start value of the input `rig.drawbar_force`, N.
     #[serde(default)]
     pub drawbar_force: f64,
-    /// The wheel-soil model: `terra` (the scenario's `terra` settings).
+    /// The wheel-soil model: `terra` (the scenario's `terra` settings) or `scm` (its
+    /// `scm` soil).
     pub soil_model: RigSoilModel,
+    /// Grousers of the generated SCM wheel (`wheel.grouser_count`,
+    /// `wheel.grouser_height`, `wheel.grouser_thickness`); none: a plain cylinder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grousers: Option<Grousers>,
+}
+
+/// Grousers on a generated wheel: straight, across the full width, evenly spaced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Grousers {
+    /// Number of grousers.
+    pub count: u32,
+    /// Radial height, m.
+    pub height: f64,
+    /// Tangential thickness, m.
+    pub thickness: f64,
 }
 
 /// Wheel-soil models the rig can use.
@@ -490,6 +611,8 @@ pub struct RigSpec {
 pub enum RigSoilModel {
     /// TerRA (Barthelmes 2018).
     Terra,
+    /// SCM (Krenn 2009) with a generated wheel mesh.
+    Scm,
 }
 
 fn default_g() -> f64 {

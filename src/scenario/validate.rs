@@ -115,6 +115,10 @@ impl Checker {
                     );
                 }
             }
+            Shape::Plate { radius, thickness } => {
+                self.positive(&format!("{path}.radius"), *radius);
+                self.positive(&format!("{path}.thickness"), *thickness);
+            }
             Shape::ConvexMesh { file, scale } => {
                 self.positive(&format!("{path}.scale"), *scale);
                 if file.is_empty() {
@@ -362,7 +366,85 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
     if let Some(r) = &s.rig {
         rig(&mut c, s, r);
     }
+    if let Some(scm) = &s.scm {
+        scm_settings(&mut c, s, scm);
+    }
     c.errors
+}
+
+fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
+    let soil = &scm.soil;
+    c.positive("scm.soil.ds", soil.ds);
+    c.positive("scm.soil.n", soil.n);
+    for (name, v) in [
+        ("kc", soil.kc),
+        ("kphi", soil.kphi),
+        ("c", soil.c),
+        ("mu", soil.mu),
+        ("damping", soil.damping),
+    ] {
+        c.non_negative(&format!("scm.soil.{name}"), v);
+    }
+    c.positive("scm.soil.k_e", soil.k_e);
+    c.positive("scm.soil.v_shear", soil.v_shear);
+    for (name, v) in [("phi", soil.phi), ("repose", soil.repose)] {
+        let p = format!("scm.soil.{name}");
+        if c.finite(&p, v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
+            c.err(p, format!("must be in (0, pi/2) rad, got {v}"));
+        }
+    }
+    if soil.kc + soil.kphi <= 0.0 {
+        c.err("scm.soil.kphi", "kc and kphi cannot both be 0");
+    }
+    c.vec("scm.extent", &scm.extent);
+    if scm.extent[1] <= scm.extent[0] || scm.extent[3] <= scm.extent[2] {
+        c.err(
+            "scm.extent",
+            "must be [x_min, x_max, y_min, y_max] with x_min < x_max and y_min < y_max",
+        );
+    } else if soil.ds > 0.0 {
+        let nodes = ((scm.extent[1] - scm.extent[0]) / soil.ds)
+            .max((scm.extent[3] - scm.extent[2]) / soil.ds);
+        if nodes > 1e9 {
+            c.err(
+                "scm.extent",
+                format!("{nodes:.3e} nodes along one side at ds = {}: at most 1e9", soil.ds),
+            );
+        }
+    }
+    c.non_negative("scm.update_interval", scm.update_interval);
+    c.non_negative("scm.export_interval", scm.export_interval);
+    if s.terra.is_some() {
+        c.err(
+            "scm",
+            "a scenario has one soil: \"terra\" and \"scm\" both define soil.c and soil.phi",
+        );
+    }
+    let mut seen: Vec<&str> = vec![];
+    for (i, name) in scm.bodies.iter().enumerate() {
+        let p = format!("scm.bodies[{i}]");
+        match s.bodies.iter().find(|b| &b.name == name) {
+            None => c.err(
+                &p,
+                format!(
+                    "no body named '{name}' (bodies: {})",
+                    s.bodies.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                ),
+            ),
+            Some(b) => {
+                if matches!(b.motion, Motion::Fixed { .. }) {
+                    c.err(&p, format!("'{name}' is fixed: SCM bodies are kinematic or free"));
+                }
+                if matches!(b.shape, Shape::CuboidGrid { .. }) {
+                    c.err(&p, format!("'{name}': a cuboid_grid has no SCM contact mesh"));
+                }
+            }
+        }
+        if seen.contains(&name.as_str()) {
+            c.err(&p, format!("'{name}' is listed twice"));
+        }
+        seen.push(name);
+    }
 }
 
 /// Members of a pair name: the body itself, or the members of a collection.
@@ -533,6 +615,24 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
                     "'terra' needs a \"terra\" section with the model and soil constants",
                 );
             }
+        }
+        RigSoilModel::Scm => {
+            if s.scm.is_none() {
+                c.err(
+                    "rig.soil_model",
+                    "'scm' needs an \"scm\" section with the soil",
+                );
+            }
+        }
+    }
+    if let Some(g) = &r.grousers {
+        c.non_negative("rig.grousers.height", g.height);
+        c.positive("rig.grousers.thickness", g.thickness);
+        if g.count > 360 {
+            c.err("rig.grousers.count", format!("at most 360 grousers, got {}", g.count));
+        }
+        if r.soil_model != RigSoilModel::Scm {
+            c.err("rig.grousers", "grousers shape the SCM wheel mesh: only with soil_model \"scm\"");
         }
     }
     if let Some(i) = s.bodies.iter().position(|b| b.name == "wheel") {
