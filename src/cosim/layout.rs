@@ -133,6 +133,7 @@ pub struct ScmVrs {
     pub k_e: usize,
     pub damping: usize,
     pub v_shear: usize,
+    pub k_shear: usize,
     pub extent: [usize; 4],
     pub update_interval: usize,
     /// Boolean value reference.
@@ -513,7 +514,12 @@ fn scm_body_outputs(t: &mut VariableTable, n: &str) -> ScmBodyVrs {
 
 fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> ScmVrs {
     let soil = &s.soil;
-    let mut p = |name: &str, unit: Option<&'static str>, variability: Variability, v: f64, bounds: Bounds, what: &str| {
+    let mut p = |name: &str,
+                 unit: Option<&'static str>,
+                 variability: Variability,
+                 v: f64,
+                 bounds: Bounds,
+                 what: &str| {
         t.push(Variable {
             name: name.into(),
             vr: 0,
@@ -527,22 +533,127 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
             bounds,
         })
     };
-    let angle = Bounds { min: Some(0.0), max: Some(std::f64::consts::FRAC_PI_2), positive: true };
-    let ds = p("soil.ds", Some("m"), Fixed, soil.ds, Bounds::POSITIVE, "SCM grid spacing ds (Krenn 2009 section 3.1)");
-    let n = p("soil.n", Some("1"), Tunable, soil.n, Bounds::POSITIVE, "exponent of sinkage n (Krenn 2009 Table 1)");
-    let kc = p("soil.kc", None, Tunable, soil.kc, Bounds::NON_NEGATIVE, "cohesive modulus k_c, N/m^(n+1) (Krenn 2009 Table 1)");
-    let kphi = p("soil.kphi", None, Tunable, soil.kphi, Bounds::NON_NEGATIVE, "frictional modulus k_phi, N/m^(n+2) (Krenn 2009 Table 1)");
-    let c = p("soil.c", Some("Pa"), Tunable, soil.c, Bounds::NON_NEGATIVE, "cohesion c (Krenn 2009 Table 1, eq. (8))");
-    let phi = p("soil.phi", Some("rad"), Tunable, soil.phi, angle, "angle of internal friction phi (Krenn 2009 Table 1, eq. (8))");
-    let repose = p("soil.repose", Some("rad"), Tunable, soil.repose, angle, "maximum angle of repose psi (Krenn 2009 section 3.1): erosion levels steeper slopes");
-    let mu = p("soil.mu", Some("1"), Tunable, soil.mu, Bounds::NON_NEGATIVE, "Coulomb friction coefficient mu between soil and body (Krenn 2009 eq. (8))");
-    let k_e = p("soil.k_e", Some("Pa/m"), Tunable, soil.k_e, Bounds::POSITIVE, "elastic unloading/reloading stiffness of the soil");
-    let damping = p("soil.damping", Some("Pa.s/m"), Tunable, soil.damping, Bounds::NON_NEGATIVE, "linear velocity damping of the contact pressure (Krenn 2009 section 5)");
-    let v_shear = p("soil.v_shear", Some("m/s"), Tunable, soil.v_shear, Bounds::POSITIVE, "sliding speed that mobilizes the shear stress (tanh regularization)");
+    let angle = Bounds {
+        min: Some(0.0),
+        max: Some(std::f64::consts::FRAC_PI_2),
+        positive: true,
+    };
+    let ds = p(
+        "soil.ds",
+        Some("m"),
+        Fixed,
+        soil.ds,
+        Bounds::POSITIVE,
+        "SCM grid spacing ds (Krenn 2009 section 3.1)",
+    );
+    let n = p(
+        "soil.n",
+        Some("1"),
+        Tunable,
+        soil.n,
+        Bounds::POSITIVE,
+        "exponent of sinkage n (Krenn 2009 Table 1)",
+    );
+    let kc = p(
+        "soil.kc",
+        None,
+        Tunable,
+        soil.kc,
+        Bounds::NON_NEGATIVE,
+        "cohesive modulus k_c, N/m^(n+1) (Krenn 2009 Table 1)",
+    );
+    let kphi = p(
+        "soil.kphi",
+        None,
+        Tunable,
+        soil.kphi,
+        Bounds::NON_NEGATIVE,
+        "frictional modulus k_phi, N/m^(n+2) (Krenn 2009 Table 1)",
+    );
+    let c = p(
+        "soil.c",
+        Some("Pa"),
+        Tunable,
+        soil.c,
+        Bounds::NON_NEGATIVE,
+        "cohesion c (Krenn 2009 Table 1, eq. (8))",
+    );
+    let phi = p(
+        "soil.phi",
+        Some("rad"),
+        Tunable,
+        soil.phi,
+        angle,
+        "angle of internal friction phi (Krenn 2009 Table 1, eq. (8))",
+    );
+    let repose = p(
+        "soil.repose",
+        Some("rad"),
+        Tunable,
+        soil.repose,
+        angle,
+        "maximum angle of repose psi (Krenn 2009 section 3.1): erosion levels steeper slopes",
+    );
+    let mu = p(
+        "soil.mu",
+        Some("1"),
+        Tunable,
+        soil.mu,
+        Bounds::NON_NEGATIVE,
+        "Coulomb friction coefficient mu between soil and body (Krenn 2009 eq. (8))",
+    );
+    let k_e = p(
+        "soil.k_e",
+        Some("Pa/m"),
+        Tunable,
+        soil.k_e,
+        Bounds::POSITIVE,
+        "elastic unloading/reloading stiffness of the soil",
+    );
+    let damping = p(
+        "soil.damping",
+        Some("Pa.s/m"),
+        Tunable,
+        soil.damping,
+        Bounds::NON_NEGATIVE,
+        "linear velocity damping of the contact pressure (Krenn 2009 section 5)",
+    );
+    let v_shear = p(
+        "soil.v_shear",
+        Some("m/s"),
+        Tunable,
+        soil.v_shear,
+        Bounds::POSITIVE,
+        "sliding speed over which the shear direction is regularized (tanh)",
+    );
+    let k_shear = p(
+        "soil.k_shear",
+        Some("m"),
+        Tunable,
+        soil.k_shear,
+        Bounds::POSITIVE,
+        "shear deformation modulus K of Janosi and Hanamoto: shear mobilized as 1 - exp(-j/K)",
+    );
     let ext = ["x_min", "x_max", "y_min", "y_max"];
-    let extent = [0, 1, 2, 3].map(|i| p(&format!("soil.extent[{}]", i + 1), Some("m"), Fixed, s.extent[i], Bounds::ANY, &format!("soil field bounds [x_min, x_max, y_min, y_max]: {}", ext[i])));
+    let extent = [0, 1, 2, 3].map(|i| {
+        p(
+            &format!("soil.extent[{}]", i + 1),
+            Some("m"),
+            Fixed,
+            s.extent[i],
+            Bounds::ANY,
+            &format!("soil field bounds [x_min, x_max, y_min, y_max]: {}", ext[i]),
+        )
+    });
     let update_interval = p("soil.update_interval", Some("s"), Tunable, s.update_interval, Bounds::NON_NEGATIVE, "soil deformation update interval (0: every model step); contact forces are computed every model step (Buse 2023 section 4.2)");
-    let export_interval = p("soil.export_interval", Some("s"), Tunable, s.export_interval, Bounds::NON_NEGATIVE, "soil surface export interval (0: only at fmi2Terminate)");
+    let export_interval = p(
+        "soil.export_interval",
+        Some("s"),
+        Tunable,
+        s.export_interval,
+        Bounds::NON_NEGATIVE,
+        "soil surface export interval (0: only at fmi2Terminate)",
+    );
     let deformation = t.push(Variable {
         name: "soil.deformation".into(),
         vr: 0,
@@ -551,7 +662,9 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         variability: Tunable,
         initial: Some(Initial::Exact),
         unit: None,
-        description: "plastic soil deformation on (Krenn 2009 section 3.3); off, the soil keeps its shape".into(),
+        description:
+            "plastic soil deformation on (Krenn 2009 section 3.3); off, the soil keeps its shape"
+                .into(),
         start: Some(Start::Boolean(s.deformation)),
         bounds: Bounds::ANY,
     });
@@ -563,20 +676,58 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         variability: Fixed,
         initial: Some(Initial::Exact),
         unit: None,
-        description: "folder for the soil surface export (PNG height image, PLY mesh); empty: none".into(),
+        description: "folder for the soil surface export (PNG height image, PLY mesh); empty: none"
+            .into(),
         start: Some(Start::String(s.export_dir.clone())),
         bounds: Bounds::ANY,
     });
-    let volume = t.real_output("soil.volume", "m3", "soil volume above the base surface (conserved by the deformation)");
-    ScmVrs { ds, n, kc, kphi, c, phi, repose, mu, k_e, damping, v_shear, extent, update_interval, deformation, export_dir, export_interval, volume }
+    let volume = t.real_output(
+        "soil.volume",
+        "m3",
+        "soil volume above the base surface (conserved by the deformation)",
+    );
+    ScmVrs {
+        ds,
+        n,
+        kc,
+        kphi,
+        c,
+        phi,
+        repose,
+        mu,
+        k_e,
+        damping,
+        v_shear,
+        k_shear,
+        extent,
+        update_interval,
+        deformation,
+        export_dir,
+        export_interval,
+        volume,
+    }
 }
 
 fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>, scm: bool) -> BodyVrs {
     let n = &b.name;
     let shape = match &b.shape {
         Shape::Plate { radius, thickness } => ShapeVrs::Plate {
-            radius: t.real_parameter(format!("{n}.radius"), Fixed, "m", *radius, Bounds::POSITIVE, "plate radius"),
-            thickness: t.real_parameter(format!("{n}.thickness"), Fixed, "m", *thickness, Bounds::POSITIVE, "plate thickness (along body z, above the origin)"),
+            radius: t.real_parameter(
+                format!("{n}.radius"),
+                Fixed,
+                "m",
+                *radius,
+                Bounds::POSITIVE,
+                "plate radius",
+            ),
+            thickness: t.real_parameter(
+                format!("{n}.thickness"),
+                Fixed,
+                "m",
+                *thickness,
+                Bounds::POSITIVE,
+                "plate thickness (along body z, above the origin)",
+            ),
         },
         Shape::Sphere { radius } => ShapeVrs::Sphere {
             radius: t.real_parameter(
@@ -1082,7 +1233,11 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
         ),
         soil: (r.soil_model == RigSoilModel::Terra).then(|| wheel_soil_outputs(t, "wheel")),
         scm: (r.soil_model == RigSoilModel::Scm).then(|| {
-            let g = r.grousers.clone().unwrap_or(crate::scenario::Grousers { count: 0, height: 0.0, thickness: 0.01 });
+            let g = r.grousers.clone().unwrap_or(crate::scenario::Grousers {
+                count: 0,
+                height: 0.0,
+                thickness: 0.01,
+            });
             let count = t.push(Variable {
                 name: "wheel.grouser_count".into(),
                 vr: 0,
@@ -1093,11 +1248,33 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
                 unit: None,
                 description: "grousers on the generated SCM wheel".into(),
                 start: Some(Start::Integer(g.count as i32)),
-                bounds: Bounds { min: Some(0.0), max: Some(360.0), positive: false },
+                bounds: Bounds {
+                    min: Some(0.0),
+                    max: Some(360.0),
+                    positive: false,
+                },
             });
-            let height = t.real_parameter("wheel.grouser_height", Fixed, "m", g.height, Bounds::NON_NEGATIVE, "grouser height above the rim");
-            let thickness = t.real_parameter("wheel.grouser_thickness", Fixed, "m", g.thickness, Bounds::POSITIVE, "grouser thickness (tangential)");
-            let slip = t.real_output("wheel.slip", "1", "(omega r - v)/(omega r) driving, (omega r - v)/v braking");
+            let height = t.real_parameter(
+                "wheel.grouser_height",
+                Fixed,
+                "m",
+                g.height,
+                Bounds::NON_NEGATIVE,
+                "grouser height above the rim",
+            );
+            let thickness = t.real_parameter(
+                "wheel.grouser_thickness",
+                Fixed,
+                "m",
+                g.thickness,
+                Bounds::POSITIVE,
+                "grouser thickness (tangential)",
+            );
+            let slip = t.real_output(
+                "wheel.slip",
+                "1",
+                "(omega r - v)/(omega r) driving, (omega r - v)/v braking",
+            );
             (scm_body_outputs_rig(t), count, height, thickness, slip)
         }),
     }
@@ -1106,7 +1283,11 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
 /// SCM outputs of the rig's wheel (`wheel.sinkage` is the rig's contract output).
 fn scm_body_outputs_rig(t: &mut VariableTable) -> ScmBodyVrs {
     ScmBodyVrs {
-        sinkage: t.real_output("wheel.sinkage", "m", "depth of the lowest rim point below the undisturbed surface"),
+        sinkage: t.real_output(
+            "wheel.sinkage",
+            "m",
+            "depth of the lowest rim point below the undisturbed surface",
+        ),
         ..scm_body_outputs_tail(t, "wheel")
     }
 }
@@ -1126,8 +1307,16 @@ fn scm_body_outputs_tail(t: &mut VariableTable, n: &str) -> ScmBodyVrs {
             start: None,
             bounds: Bounds::ANY,
         }),
-        footprint_area: t.real_output(format!("{n}.footprint_area"), "m2", "SCM: footprint area A (Krenn 2009 eq. (4))"),
-        b_eff: t.real_output(format!("{n}.b_eff"), "m", "SCM: effective contact width b_eff = 2A/L (Krenn 2009 eq. (3))"),
+        footprint_area: t.real_output(
+            format!("{n}.footprint_area"),
+            "m2",
+            "SCM: footprint area A (Krenn 2009 eq. (4))",
+        ),
+        b_eff: t.real_output(
+            format!("{n}.b_eff"),
+            "m",
+            "SCM: effective contact width b_eff = 2A/L (Krenn 2009 eq. (3))",
+        ),
     }
 }
 

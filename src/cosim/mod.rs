@@ -10,4 +10,4 @@ pub mod units;
 pub mod variables;
 mod world;
 
-pub use world::{Dynamic, Values, VarError, World, WorldError};
+pub use world::{Dynamic, SoilState, Values, VarError, World, WorldError};

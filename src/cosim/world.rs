@@ -8,16 +8,16 @@ use crate::models::bbcc::sphere_plane::{sphere_on_surface, ContactWrench, PairCo
 use crate::models::bbcc::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
 use crate::models::rig::{RigDrive, RigMode, RigState};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
+use crate::models::scm::{self, BodyMotion, ContactResult, SoilGrid, SoilParams, TriMesh};
 use crate::models::single_wheel::{self, RigReport};
 use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
-use crate::models::scm::{self, BodyMotion, ContactResult, SoilGrid, SoilParams, TriMesh};
 use crate::models::terrain::{ramps_profile, Surface};
 use crate::scenario::Scenario;
-use rayon::prelude::*;
 use nalgebra::Isometry3;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::shape::SharedShape;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -554,7 +554,9 @@ impl World {
 
     fn body_name(&self, b: usize) -> String {
         let f = self.layout.bodies[b].f[0];
-        self.var_name(VarType::Real, f).trim_end_matches(".f[1]").to_string()
+        self.var_name(VarType::Real, f)
+            .trim_end_matches(".f[1]")
+            .to_string()
     }
 
     /// SCM soil parameters from the current values.
@@ -571,16 +573,35 @@ impl World {
             k_e: self.real(v.k_e),
             damping: self.real(v.damping),
             v_shear: self.real(v.v_shear),
+            k_shear: self.real(v.k_shear),
         })
     }
 
     /// SCM: contact forces of every SCM body (and the rig's wheel) at the current
     /// state, in parallel over the bodies; each body's result lands in its own work
     /// buffer, so the outcome does not depend on the thread count.
-    fn scm_contacts(&mut self) {
+    ///
+    /// With `reuse`, the last evaluation (of this very state) is taken as it is.
+    fn scm_contacts(&mut self, reuse: bool) {
         let Some(p) = self.scm_params() else {
             return;
         };
+        if !reuse {
+            self.scm_evaluate(&p);
+        }
+        let layout = Arc::clone(&self.layout);
+        for (m, &b) in layout.scm_bodies.iter().enumerate() {
+            let r = self.scm_ws[m].result;
+            let acc = &mut self.scratch[b];
+            acc.force += r.force;
+            acc.torque += r.torque;
+            acc.depth = acc.depth.max(r.sinkage);
+            acc.in_contact |= r.contact_nodes > 0;
+        }
+    }
+
+    fn scm_evaluate(&mut self, p: &SoilParams) {
+        let p = *p;
         let layout = Arc::clone(&self.layout);
         for (m, &b) in layout.scm_bodies.iter().enumerate() {
             let pose = self.pose_of(b);
@@ -595,10 +616,7 @@ impl World {
                 let omega = self.real(r.omega_in);
                 let last = self.scm_motion.len() - 1;
                 self.scm_motion[last] = BodyMotion {
-                    iso: Isometry3::new(
-                        Vector3::new(rig.x, 0.0, rig.z),
-                        Vector3::y() * rig.angle,
-                    ),
+                    iso: Isometry3::new(Vector3::new(rig.x, 0.0, rig.z), Vector3::y() * rig.angle),
                     v: Vector3::new(rig.vx, 0.0, rig.vz),
                     w: Vector3::new(0.0, omega, 0.0),
                 };
@@ -622,14 +640,6 @@ impl World {
                 scm::evaluate(&p, grid, base, mesh, motion, ws);
             });
         }
-        for (m, &b) in layout.scm_bodies.iter().enumerate() {
-            let r = self.scm_ws[m].result;
-            let acc = &mut self.scratch[b];
-            acc.force += r.force;
-            acc.torque += r.torque;
-            acc.depth = acc.depth.max(r.sinkage);
-            acc.in_contact |= r.contact_nodes > 0;
-        }
     }
 
     /// SCM soil update (the second clock): after `dt` of model time, when the update
@@ -647,12 +657,10 @@ impl World {
         if soil.since_update < interval * (1.0 - 1e-9) {
             return;
         }
+        let elapsed = soil.since_update;
         soil.since_update = 0.0;
-        if !deform {
-            return;
-        }
         for ws in self.scm_ws.iter_mut() {
-            scm::deform::update(&p, &mut soil.grid, &self.surface, ws);
+            scm::deform::update(&p, &mut soil.grid, &self.surface, ws, elapsed, deform);
         }
     }
 
@@ -1080,6 +1088,8 @@ impl World {
     /// a model step of `dt`; with `dt = 0` they are only evaluated.
     fn evaluate_contacts(&mut self, dt: f64) {
         let advance = dt > 0.0;
+        // the evaluation for the outputs at the end of a step serves the next sub-step
+        let fresh = advance && self.bbcc_fresh;
         // BBCC at the current state, unless the last evaluation was of this very state.
         // Its contact memories always advance: the next sub-step would record the same.
         if !(advance && self.bbcc_fresh) {
@@ -1114,7 +1124,7 @@ impl World {
             acc.in_contact |= out.in_contact;
             self.terra_out[k] = (geo.input, out, state);
         }
-        self.scm_contacts();
+        self.scm_contacts(fresh);
         if let Some((r, drive)) = self.rig_scm_drive() {
             if let Some((rig, _)) = self.dynamic.rig.as_mut() {
                 let res = self.scm_ws.last().map(|w| w.result).unwrap_or_default();
@@ -1540,7 +1550,10 @@ impl World {
             || d.rig.is_some() != self.layout.rig.is_some()
             || d.soil.is_some() != self.layout.scm.is_some()
             || d.soil.as_ref().is_some_and(|s| {
-                self.dynamic.soil.as_ref().is_some_and(|o| o.grid.ds != s.grid.ds)
+                self.dynamic
+                    .soil
+                    .as_ref()
+                    .is_some_and(|o| o.grid.ds != s.grid.ds)
             })
         {
             return Err(

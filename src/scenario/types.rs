@@ -121,8 +121,11 @@ pub struct ScmSoil {
     /// Linear velocity damping of the pressure (Krenn 2009, section 5), Pa s/m
     /// (`soil.damping`).
     pub damping: f64,
-    /// Sliding speed that mobilizes the shear stress (tanh), m/s (`soil.v_shear`).
+    /// Sliding speed over which the shear direction is regularized (tanh), m/s
+    /// (`soil.v_shear`).
     pub v_shear: f64,
+    /// Shear deformation modulus K of Janosi and Hanamoto, m (`soil.k_shear`).
+    pub k_shear: f64,
 }
 
 impl Default for ScmSoil {
@@ -140,6 +143,7 @@ impl Default for ScmSoil {
             k_e: p.k_e,
             damping: p.damping,
             v_shear: p.v_shear,
+            k_shear: p.k_shear,
         }
     }
 }

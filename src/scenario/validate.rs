@@ -387,6 +387,7 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
     }
     c.positive("scm.soil.k_e", soil.k_e);
     c.positive("scm.soil.v_shear", soil.v_shear);
+    c.positive("scm.soil.k_shear", soil.k_shear);
     for (name, v) in [("phi", soil.phi), ("repose", soil.repose)] {
         let p = format!("scm.soil.{name}");
         if c.finite(&p, v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
@@ -408,7 +409,10 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
         if nodes > 1e9 {
             c.err(
                 "scm.extent",
-                format!("{nodes:.3e} nodes along one side at ds = {}: at most 1e9", soil.ds),
+                format!(
+                    "{nodes:.3e} nodes along one side at ds = {}: at most 1e9",
+                    soil.ds
+                ),
             );
         }
     }
@@ -428,15 +432,25 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
                 &p,
                 format!(
                     "no body named '{name}' (bodies: {})",
-                    s.bodies.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                    s.bodies
+                        .iter()
+                        .map(|b| b.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ),
             Some(b) => {
                 if matches!(b.motion, Motion::Fixed { .. }) {
-                    c.err(&p, format!("'{name}' is fixed: SCM bodies are kinematic or free"));
+                    c.err(
+                        &p,
+                        format!("'{name}' is fixed: SCM bodies are kinematic or free"),
+                    );
                 }
                 if matches!(b.shape, Shape::CuboidGrid { .. }) {
-                    c.err(&p, format!("'{name}': a cuboid_grid has no SCM contact mesh"));
+                    c.err(
+                        &p,
+                        format!("'{name}': a cuboid_grid has no SCM contact mesh"),
+                    );
                 }
             }
         }
@@ -629,10 +643,16 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
         c.non_negative("rig.grousers.height", g.height);
         c.positive("rig.grousers.thickness", g.thickness);
         if g.count > 360 {
-            c.err("rig.grousers.count", format!("at most 360 grousers, got {}", g.count));
+            c.err(
+                "rig.grousers.count",
+                format!("at most 360 grousers, got {}", g.count),
+            );
         }
         if r.soil_model != RigSoilModel::Scm {
-            c.err("rig.grousers", "grousers shape the SCM wheel mesh: only with soil_model \"scm\"");
+            c.err(
+                "rig.grousers",
+                "grousers shape the SCM wheel mesh: only with soil_model \"scm\"",
+            );
         }
     }
     if let Some(i) = s.bodies.iter().position(|b| b.name == "wheel") {

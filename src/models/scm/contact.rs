@@ -84,6 +84,7 @@ pub struct Workspace {
     face: Vec<u32>,
     pub(crate) h: Vec<f64>,
     pub(crate) zp: Vec<f64>,
+    pub(crate) j: Vec<f64>,
     /// Footprint mask over the window.
     pub mask: Vec<bool>,
     /// Footprint nodes (window indices), row-major order.
@@ -95,6 +96,8 @@ pub struct Workspace {
     edt: Edt,
     gamma: Vec<f64>,
     pub(crate) deposit: Vec<f64>,
+    pub(crate) border: Vec<u32>,
+    pub(crate) weights: Vec<f64>,
     pub(crate) changed: Vec<bool>,
     /// The last result.
     pub result: ContactResult,
@@ -248,7 +251,7 @@ pub fn evaluate(
         let tri = mesh.triangles[ws.kept[kf] as usize];
         rasterize(ws, tri, kf as u32, ds);
     }
-    grid.load(base, &rect, &mut ws.h, &mut ws.zp);
+    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
     // window's edge, whose neighbours are unknown)
     let nx = rect.nx as usize;
@@ -329,12 +332,14 @@ pub fn evaluate(
         let nz = n.z.max(0.25);
         let a_i = da / nz;
         // shear, eq. (8): Mohr-Coulomb c + p tan(phi) plus Coulomb friction mu p,
-        // against the sliding velocity, mobilized over v_shear
+        // against the sliding velocity; mobilized with the node's shear displacement
+        // j (Janosi-Hanamoto, 1 - exp(-j/K)), its direction regularized over v_shear
         let v_t = v - n * v.dot(&n);
         let speed = v_t.norm();
         let mut f = n * (pressure * a_i);
         if speed > 0.0 {
-            let tau = (p.c + pressure * tan_phi + p.mu * pressure) * (speed / p.v_shear).tanh();
+            let tau_max = p.c + pressure * tan_phi + p.mu * pressure;
+            let tau = tau_max * (1.0 - (-ws.j[k] / p.k_shear).exp()) * (speed / p.v_shear).tanh();
             f -= v_t * (tau * a_i / speed);
         }
         res.force += f;

@@ -40,31 +40,70 @@ fn step_dir(x: f64, y: f64) -> Option<(f64, f64)> {
 /// Soil update for the body whose last evaluation is in `ws`: the soil under it yields
 /// to the body's last known position, the displaced volume flows to the border, and
 /// the slopes around erode. Reloads the soil first (another body may have changed it).
-pub fn update(p: &SoilParams, grid: &mut SoilGrid, base: &Surface, ws: &mut Workspace) {
-    if ws.foot.is_empty() {
+///
+/// `dt` is the time since the last update, s: the footprint nodes' shear displacement
+/// grows by their sliding speed times `dt`; nodes the body left start again from 0.
+/// With `deform` false the soil keeps its shape (no plastic flow, no erosion) and only
+/// the shear displacement advances.
+pub fn update(
+    p: &SoilParams,
+    grid: &mut SoilGrid,
+    base: &Surface,
+    ws: &mut Workspace,
+    dt: f64,
+    deform: bool,
+) {
+    if ws.rect.is_empty() {
         return;
     }
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
-    grid.load(base, &rect, &mut ws.h, &mut ws.zp);
+    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     ws.deposit.clear();
     ws.deposit.resize(len, 0.0);
     ws.changed.clear();
     ws.changed.resize(len, false);
-    // footprint centroid (window nodes), the centre of the radial field
-    let (mut ci, mut cj) = (0.0, 0.0);
-    for f in &ws.foot {
-        ci += (f.k as usize % nx) as f64;
-        cj += (f.k as usize / nx) as f64;
+    // shear displacement: reset off the footprint, grows on it
+    for k in 0..len {
+        if !ws.mask[k] && ws.j[k] != 0.0 {
+            ws.j[k] = 0.0;
+            ws.changed[k] = true;
+        }
     }
-    ci /= ws.foot.len() as f64;
-    cj /= ws.foot.len() as f64;
+    for f in &ws.foot {
+        let k = f.k as usize;
+        let slide = (f.v - f.n * f.v.dot(&f.n)).norm();
+        if slide > 0.0 {
+            ws.j[k] += slide * dt;
+            ws.changed[k] = true;
+        }
+    }
+    if ws.foot.is_empty() || !deform {
+        grid.store(base, &rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
+        return;
+    }
+    // the footprint border: nodes outside it next to one inside (Fig. 13)
+    ws.border.clear();
+    for jj in 1..ny - 1 {
+        for ii in 1..nx - 1 {
+            let k = jj * nx + ii;
+            if !ws.mask[k]
+                && (ws.mask[k + 1] || ws.mask[k - 1] || ws.mask[k + nx] || ws.mask[k - nx])
+            {
+                ws.border.push(k as u32);
+            }
+        }
+    }
+    if ws.border.is_empty() {
+        return;
+    }
+    ws.weights.resize(ws.border.len(), 0.0);
     for f in &ws.foot {
         let k = f.k as usize;
         let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
         if ws.zmin[k] >= ws.h[k] {
-            continue; // another body's deposit lifted... or took the soil away: no contact
+            continue; // another body changed the soil here since the evaluation
         }
         let zp = plastic_sinkage(z, ws.zp[k], bekker(f.gk, p.n, z), p.k_e);
         let dz = zp - ws.zp[k];
@@ -86,16 +125,27 @@ pub fn update(p: &SoilParams, grid: &mut SoilGrid, base: &Surface, ws: &mut Work
         } else {
             0.0
         };
+        // Fig. 13, parallel field: the border node it reaches first along the
+        // horizontal normal velocity receives its share
+        if share > 0.0 {
+            if let Some((dx, dy)) = step_dir(vn.x, vn.y) {
+                let q = march(&ws.mask, nx, ny, k, dx, dy);
+                ws.deposit[q] += dz * share;
+            }
+        }
+        // radial field: every border node receives a portion falling off as
+        // 1/distance (the intensity of a plane radial source)
         let (i, j) = ((k % nx) as f64, (k / nx) as f64);
-        let radial = step_dir(i - ci, j - cj)
-            .or_else(|| step_dir(vn.x, vn.y))
-            .unwrap_or((1.0, 0.0));
-        let parallel = step_dir(vn.x, vn.y).unwrap_or(radial);
-        // Fig. 13: the border node each field reaches first receives its share
-        let q = march(&ws.mask, nx, ny, k, parallel.0, parallel.1);
-        ws.deposit[q] += dz * share;
-        let q = march(&ws.mask, nx, ny, k, radial.0, radial.1);
-        ws.deposit[q] += dz * (1.0 - share);
+        let mut total = 0.0;
+        for (w, &b) in ws.weights.iter_mut().zip(&ws.border) {
+            let (bi, bj) = ((b as usize % nx) as f64, (b as usize / nx) as f64);
+            *w = 1.0 / ((bi - i) * (bi - i) + (bj - j) * (bj - j)).sqrt();
+            total += *w;
+        }
+        let scale = dz * (1.0 - share) / total;
+        for (w, &b) in ws.weights.iter().zip(&ws.border) {
+            ws.deposit[b as usize] += w * scale;
+        }
     }
     for k in 0..len {
         let d = ws.deposit[k];
@@ -114,7 +164,7 @@ pub fn update(p: &SoilParams, grid: &mut SoilGrid, base: &Surface, ws: &mut Work
         &mut ws.zp,
         &mut ws.changed,
     );
-    grid.store(base, &rect, &ws.h, &ws.zp, &ws.changed);
+    grid.store(base, &rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
 }
 
 /// Puts `d` (m) of loose soil on node `k`: its level before loading becomes the
@@ -184,6 +234,7 @@ mod tests {
     #[test]
     fn erosion_levels_a_spike_to_the_angle_of_repose_and_keeps_the_volume() {
         let p = SoilParams::dlr_a(0.01);
+        let _ = &p;
         let (nx, ny) = (21, 21);
         let mut h = vec![0.0; nx * ny];
         h[10 * nx + 10] = 0.05;

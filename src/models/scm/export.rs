@@ -31,8 +31,8 @@ pub fn write(grid: &SoilGrid, base: &Surface, stem: &Path) -> Result<String, Str
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
     let rect = export_rect(grid);
-    let (mut h, mut zp) = (vec![], vec![]);
-    grid.load(base, &rect, &mut h, &mut zp);
+    let (mut h, mut zp, mut js) = (vec![], vec![], vec![]);
+    grid.load(base, &rect, &mut h, &mut zp, &mut js);
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let lo = h.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = h.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -40,8 +40,8 @@ pub fn write(grid: &SoilGrid, base: &Surface, stem: &Path) -> Result<String, Str
     let ds = grid.ds;
     // PNG: row 0 is the largest y (north up), 0 = lowest, 65535 = highest
     let png_path = stem.with_extension("png");
-    let file = std::fs::File::create(&png_path)
-        .map_err(|e| format!("{}: {e}", png_path.display()))?;
+    let file =
+        std::fs::File::create(&png_path).map_err(|e| format!("{}: {e}", png_path.display()))?;
     let mut enc = png::Encoder::new(std::io::BufWriter::new(file), nx as u32, ny as u32);
     enc.set_color(png::ColorType::Grayscale);
     enc.set_depth(png::BitDepth::Sixteen);
@@ -58,8 +58,8 @@ pub fn write(grid: &SoilGrid, base: &Surface, stem: &Path) -> Result<String, Str
     w.finish().map_err(err)?;
     // PLY: binary little endian, a vertex per node, two triangles per cell
     let ply_path = stem.with_extension("ply");
-    let file = std::fs::File::create(&ply_path)
-        .map_err(|e| format!("{}: {e}", ply_path.display()))?;
+    let file =
+        std::fs::File::create(&ply_path).map_err(|e| format!("{}: {e}", ply_path.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let faces = 2 * (nx.saturating_sub(1)) * (ny.saturating_sub(1));
     let io = |e: std::io::Error| format!("{}: {e}", ply_path.display());
@@ -81,7 +81,10 @@ pub fn write(grid: &SoilGrid, base: &Surface, stem: &Path) -> Result<String, Str
     for j in 0..ny.saturating_sub(1) {
         for i in 0..nx.saturating_sub(1) {
             let a = (j * nx + i) as i32;
-            for t in [[a, a + 1, a + 1 + nx as i32], [a, a + 1 + nx as i32, a + nx as i32]] {
+            for t in [
+                [a, a + 1, a + 1 + nx as i32],
+                [a, a + 1 + nx as i32, a + nx as i32],
+            ] {
                 out.write_all(&[3u8]).map_err(io)?;
                 for k in t {
                     out.write_all(&k.to_le_bytes()).map_err(io)?;
@@ -103,8 +106,11 @@ pub fn write(grid: &SoilGrid, base: &Surface, stem: &Path) -> Result<String, Str
         "png": "16-bit grayscale, row 0 at the largest y; z = z_min + v / 65535 (z_max - z_min)",
         "volume_m3": grid.volume(),
     });
-    std::fs::write(&json_path, serde_json::to_string_pretty(&meta).unwrap_or_default())
-        .map_err(|e| format!("{}: {e}", json_path.display()))?;
+    std::fs::write(
+        &json_path,
+        serde_json::to_string_pretty(&meta).unwrap_or_default(),
+    )
+    .map_err(|e| format!("{}: {e}", json_path.display()))?;
     Ok(stem.display().to_string())
 }
 
@@ -125,10 +131,10 @@ mod tests {
             nx: 3,
             ny: 3,
         };
-        let (mut h, mut zp) = (vec![], vec![]);
-        g.load(&base, &r, &mut h, &mut zp);
+        let (mut h, mut zp, mut js) = (vec![], vec![], vec![]);
+        g.load(&base, &r, &mut h, &mut zp, &mut js);
         h[4] = 0.01;
-        g.store(&base, &r, &h, &zp, &[true; 9]);
+        g.store(&base, &r, &h, &zp, &js, &[true; 9]);
         let dir = tempfile::tempdir().unwrap();
         let stem = dir.path().join("out/soil");
         write(&g, &base, &stem).unwrap();

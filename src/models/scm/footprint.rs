@@ -69,22 +69,12 @@ pub fn area_and_contour(mask: &[bool], nx: usize, nodes: &[u32]) -> (f64, f64) {
 /// `f[k]` is 0 for source nodes and +inf elsewhere on input; on output `f[k]` is the
 /// squared distance (in nodes) to the nearest source and `arg[k]` its index.
 /// `v`, `z`, `g`, `ga` are work buffers.
+#[derive(Default)]
 pub struct Edt {
     v: Vec<usize>,
     z: Vec<f64>,
     g: Vec<f64>,
     ga: Vec<u32>,
-}
-
-impl Default for Edt {
-    fn default() -> Self {
-        Edt {
-            v: vec![],
-            z: vec![],
-            g: vec![],
-            ga: vec![],
-        }
-    }
 }
 
 impl Edt {
@@ -262,8 +252,8 @@ mod tests {
             // brute force
             let (i, j) = ((k % n) as f64, (k / n) as f64);
             let mut best = f64::INFINITY;
-            for q in 0..f.len() {
-                if !mask[q] {
+            for (q, &m) in mask.iter().enumerate() {
+                if !m {
                     let (a, b) = ((q % n) as f64, (q / n) as f64);
                     best = best.min((a - i).powi(2) + (b - j).powi(2));
                 }

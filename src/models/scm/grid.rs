@@ -31,6 +31,9 @@ pub struct Tile {
     pub h: Vec<f64>,
     /// Plastic sinkage of each node below its level before loading, m.
     pub zp: Vec<f64>,
+    /// Shear displacement j of each node under the body it touches, m (Janosi and
+    /// Hanamoto); 0 where nothing touches.
+    pub j: Vec<f64>,
     /// Highest `h` in the tile, m.
     pub h_max: f64,
     /// Sum of `h` over the tile's nodes, m.
@@ -139,7 +142,7 @@ impl SoilGrid {
 
     /// Bytes held by the stored tiles (approximately).
     pub fn memory_bytes(&self) -> usize {
-        self.tiles.len() * (TILE_NODES * 16 + std::mem::size_of::<Tile>() + 16)
+        self.tiles.len() * (TILE_NODES * 24 + std::mem::size_of::<Tile>() + 16)
     }
 
     /// The stored tiles, in creation order.
@@ -194,12 +197,21 @@ impl SoilGrid {
 
     /// Copies heights and plastic sinkages of `rect` into dense row-major buffers
     /// (resized to `rect.len()`; no allocation once they are large enough).
-    pub fn load(&self, base: &Surface, rect: &Rect, h: &mut Vec<f64>, zp: &mut Vec<f64>) {
+    pub fn load(
+        &self,
+        base: &Surface,
+        rect: &Rect,
+        h: &mut Vec<f64>,
+        zp: &mut Vec<f64>,
+        js: &mut Vec<f64>,
+    ) {
         let n = rect.len();
         h.clear();
         h.resize(n, 0.0);
         zp.clear();
         zp.resize(n, 0.0);
+        js.clear();
+        js.resize(n, 0.0);
         if n == 0 {
             return;
         }
@@ -219,6 +231,7 @@ impl SoilGrid {
                         let t = &self.tiles[t as usize];
                         h[at..at + run].copy_from_slice(&t.h[local..local + run]);
                         zp[at..at + run].copy_from_slice(&t.zp[local..local + run]);
+                        js[at..at + run].copy_from_slice(&t.j[local..local + run]);
                     }
                     None => {
                         for k in 0..run {
@@ -251,6 +264,7 @@ impl SoilGrid {
                     key,
                     h,
                     zp: vec![0.0; TILE_NODES],
+                    j: vec![0.0; TILE_NODES],
                     h_max,
                     sum_h: sum,
                     sum_base: sum,
@@ -264,7 +278,16 @@ impl SoilGrid {
 
     /// Writes back the nodes of `rect` whose `changed` flag is set (dense row-major
     /// buffers as [`SoilGrid::load`] fills them). Tiles are created on first change.
-    pub fn store(&mut self, base: &Surface, rect: &Rect, h: &[f64], zp: &[f64], changed: &[bool]) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn store(
+        &mut self,
+        base: &Surface,
+        rect: &Rect,
+        h: &[f64],
+        zp: &[f64],
+        js: &[f64],
+        changed: &[bool],
+    ) {
         let nx = rect.nx as usize;
         for jj in 0..rect.ny {
             let j = rect.j0 + jj;
@@ -280,6 +303,7 @@ impl SoilGrid {
                         if changed[at + k] {
                             tile.h[local + k] = h[at + k];
                             tile.zp[local + k] = zp[at + k];
+                            tile.j[local + k] = js[at + k];
                         }
                     }
                     let (mut top, mut sum) = (f64::NEG_INFINITY, 0.0);
@@ -356,20 +380,20 @@ mod tests {
             nx: 70,
             ny: 5,
         };
-        let (mut h, mut zp) = (vec![], vec![]);
-        g.load(&base, &r, &mut h, &mut zp);
+        let (mut h, mut zp, mut js) = (vec![], vec![], vec![]);
+        g.load(&base, &r, &mut h, &mut zp, &mut js);
         assert!((h[0] - base.height(-0.4)).abs() < 1e-15);
         let mut changed = vec![false; r.len()];
         h[3] += 0.25;
         zp[3] = 0.01;
         changed[3] = true;
-        g.store(&base, &r, &h, &zp, &changed);
+        g.store(&base, &r, &h, &zp, &js, &changed);
         assert_eq!(g.tile_count(), 1);
         let (hh, z) = g.node(&base, -37, 30);
         assert_eq!((hh, z), (h[3], 0.01));
         assert!((g.volume() - 0.25 * 1e-4).abs() < 1e-15);
-        let (mut h2, mut zp2) = (vec![], vec![]);
-        g.load(&base, &r, &mut h2, &mut zp2);
+        let (mut h2, mut zp2, mut j2) = (vec![], vec![], vec![]);
+        g.load(&base, &r, &mut h2, &mut zp2, &mut j2);
         assert_eq!(h, h2);
         assert_eq!(zp, zp2);
         assert!(g.max_height(&base, &r) >= h[3]);

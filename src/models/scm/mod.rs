@@ -42,14 +42,18 @@ pub struct SoilParams {
     pub k_e: f64,
     /// Linear velocity damping on the penetration rate (section 5), Pa s/m.
     pub damping: f64,
-    /// Sliding speed over which the shear stress is mobilized (tanh), m/s.
+    /// Sliding speed over which the shear direction is regularized (tanh), m/s.
     pub v_shear: f64,
+    /// Shear deformation modulus K of Janosi and Hanamoto, m: the shear stress is
+    /// mobilized as 1 - exp(-j/K) with the node's shear displacement j.
+    pub k_shear: f64,
 }
 
 impl SoilParams {
     /// The Mars soil simulant DLR-A of Krenn 2009, section 4 (n, k_c, k_phi), with the
     /// other values as our defaults (the paper gives none): c = 100 Pa, phi = 35 deg,
-    /// repose 35 deg, mu = 0.3, k_e = 5e7 Pa/m, damping 2e4 Pa s/m, v_shear 0.01 m/s.
+    /// repose 35 deg, mu = 0, k_e = 5e7 Pa/m, damping 2e4 Pa s/m, v_shear 1 mm/s,
+    /// K = 1.5 cm.
     /// `_ds` is accepted for symmetry with the grid.
     pub fn dlr_a(_ds: f64) -> SoilParams {
         SoilParams {
@@ -59,10 +63,11 @@ impl SoilParams {
             c: 100.0,
             phi: 35f64.to_radians(),
             repose: 35f64.to_radians(),
-            mu: 0.3,
+            mu: 0.0,
             k_e: 5e7,
             damping: 2e4,
-            v_shear: 0.01,
+            v_shear: 0.001,
+            k_shear: 0.015,
         }
     }
 }
@@ -105,7 +110,7 @@ mod tests {
                 r.force.z
             );
             assert!(r.force.x.abs() < 1e-9 && r.force.y.abs() < 1e-9);
-            deform::update(&p, &mut grid, &base, &mut ws);
+            deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
             let v = grid.volume();
             assert!(v.abs() < 1e-12, "volume {v}");
         }

@@ -1,0 +1,331 @@
+//! SCM verification (issue 4; Krenn 2009, sections 3.3 and 4): the bevameter
+//! identification of Table 2 through the packaged FMU, and the terramechanical
+//! effects of section 3.3 (drawbar pull vs slip, multi-pass, bulldozing, lateral
+//! guidance), soil volume conservation and determinism, in process on the World.
+
+mod common;
+
+use contact_fmu::cosim::variables::{Phase, VarType};
+use contact_fmu::cosim::World;
+use contact_fmu::scenario;
+use fmi::fmi2::instance::{CoSimulation, Common};
+
+/// A world of `examples/<name>.json`, with `params` set before initialization.
+fn world(name: &str, params: &[(&str, f64)]) -> World {
+    let path = common::root().join("examples").join(format!("{name}.json"));
+    let s = scenario::load(&path).unwrap();
+    let mut w = World::new(&s, path.parent()).unwrap();
+    w.enter_initialization();
+    for (n, x) in params {
+        set(&mut w, n, *x, Phase::Initialization);
+    }
+    w.exit_initialization().unwrap();
+    w
+}
+
+fn set(w: &mut World, name: &str, x: f64, phase: Phase) {
+    let var = w
+        .table()
+        .by_name(name)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+        .clone();
+    match var.ty {
+        VarType::Real => w.set_reals(&[var.vr], &[x], phase).unwrap(),
+        VarType::Integer => w.set_integers(&[var.vr], &[x as i32], phase).unwrap(),
+        VarType::Boolean => w.set_booleans(&[var.vr], &[x != 0.0], phase).unwrap(),
+        VarType::String => unreachable!(),
+    }
+}
+
+fn get(w: &mut World, name: &str) -> f64 {
+    let var = w.table().by_name(name).unwrap().clone();
+    match var.ty {
+        VarType::Real => {
+            let mut o = [0.0];
+            w.get_reals(&[var.vr], &mut o).unwrap();
+            o[0]
+        }
+        VarType::Integer => {
+            let mut o = [0];
+            w.get_integers(&[var.vr], &mut o).unwrap();
+            o[0] as f64
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// Mean of `names` outputs over `t_avg` s after running `t_run` s (step `h`).
+fn run_rig(w: &mut World, t_run: f64, t_avg: f64, h: f64, names: &[&str]) -> Vec<f64> {
+    let n = (t_run / h).round() as usize;
+    let n_avg = (t_avg / h).round() as usize;
+    let mut sums = vec![0.0; names.len()];
+    for k in 0..n {
+        w.do_step(h).unwrap();
+        if k >= n - n_avg {
+            for (s, name) in sums.iter_mut().zip(names) {
+                *s += get(w, name);
+            }
+        }
+    }
+    sums.iter().map(|s| s / n_avg as f64).collect()
+}
+
+#[test]
+fn drawbar_pull_rises_with_slip_towards_an_asymptote_and_sinkage_grows() {
+    // slip-controlled runs of the rig (r = 0.25 m, 12 grousers, 200 N, omega 1 rad/s)
+    let slips = [0.0, 0.1, 0.2, 0.4, 0.6, 0.9];
+    let mut dp = vec![];
+    let mut sink = vec![];
+    for slip in slips {
+        let mut w = world("scm_single_wheel", &[("rig.vx", 0.25 * (1.0 - slip))]);
+        let r = run_rig(
+            &mut w,
+            3.0,
+            1.0,
+            0.01,
+            &["wheel.Fx", "wheel.sinkage", "wheel.Fz"],
+        );
+        eprintln!(
+            "slip {slip:.1}: DP {:8.2} N  sinkage {:.4} m  Fz {:.1} N",
+            r[0], r[1], r[2]
+        );
+        assert!(
+            (r[2] - 200.0).abs() < 5.0,
+            "the rig carries its load: Fz {}",
+            r[2]
+        );
+        dp.push(r[0]);
+        sink.push(r[1]);
+    }
+    // rises with slip ...
+    for k in 1..dp.len() {
+        assert!(
+            dp[k] > dp[k - 1],
+            "drawbar pull must rise with slip: {dp:?}"
+        );
+    }
+    // ... towards an asymptote: the slope at high slip is well below the slope at low slip
+    let low = (dp[2] - dp[0]) / 0.2;
+    let high = (dp[5] - dp[3]) / 0.5;
+    assert!(
+        high < 0.5 * low,
+        "no asymptotic approach: slopes {low} vs {high} N per unit slip"
+    );
+    // sinkage grows with slip (slip sinkage): within 0.5 mm from step to step, and
+    // clearly at high slip
+    for k in 1..sink.len() {
+        assert!(sink[k] > sink[k - 1] - 5e-4, "sinkage vs slip: {sink:?}");
+    }
+    assert!(sink[5] > 1.5 * sink[1], "{sink:?}");
+}
+
+#[test]
+fn bulldozing_builds_a_hump_and_raises_the_motion_resistance() {
+    // a locked wheel pushed through the soil (slip -100 %): sinking and sliding
+    let run = |deformation: f64| {
+        let mut w = world(
+            "scm_single_wheel",
+            &[
+                ("rig.omega", 0.0),
+                ("rig.vx", 0.1),
+                ("soil.deformation", deformation),
+            ],
+        );
+        let r = run_rig(&mut w, 3.0, 1.0, 0.01, &["wheel.Fx", "wheel.x"]);
+        let d = w.snapshot();
+        let soil = d.soil.unwrap();
+        let base = contact_fmu::models::terrain::Surface::Plane {
+            height: 0.0,
+            angle: 0.0,
+        };
+        // highest soil just ahead of the wheel (the contact ends near x + 0.1 m)
+        let ds = soil.grid.ds;
+        let mut hump: f64 = 0.0;
+        for i in 0..30 {
+            let x = r[1] + 0.05 + i as f64 * ds;
+            hump = hump.max(soil.grid.node(&base, (x / ds).round() as i32, 0).0);
+        }
+        (-r[0], hump)
+    };
+    let (with, hump) = run(1.0);
+    let (without, flat) = run(0.0);
+    eprintln!("resistance {with:.2} N with deformation (hump {hump:.4} m), {without:.2} N without (max height {flat})");
+    assert!(hump > 0.005, "no hump in front: {hump}");
+    assert_eq!(flat, 0.0);
+    assert!(with > 1.1 * without, "bulldozing: {with} vs {without}");
+}
+
+/// Packages `scm_bevameter`, presses the probe of `radius` into soil of spacing `ds`
+/// quasi-statically (velocity input 0) to 6 cm and returns (z, F, A, L) samples.
+fn bevameter(ds: f64, radius: f64) -> Vec<(f64, f64, f64, f64)> {
+    let (_dir, fmu) = common::package_example("scm_bevameter");
+    let import = common::load(&fmu);
+    let mut inst = import.instantiate_cs("bevameter", false, false).unwrap();
+    Common::setup_experiment(&mut inst, None, 0.0, None).unwrap();
+    Common::enter_initialization_mode(&mut inst).unwrap();
+    let set = |inst: &mut _, name: &str, x: f64| {
+        Common::set_real(inst, &[common::vr(&import, name)], &[x]).unwrap();
+    };
+    set(&mut inst, "soil.ds", ds);
+    set(&mut inst, "probe.radius", radius);
+    set(&mut inst, "probe.r[3]", 0.001);
+    Common::exit_initialization_mode(&mut inst).unwrap();
+    let rz = common::vr(&import, "probe.r[3]");
+    let out = [
+        common::vr(&import, "probe.f[3]"),
+        common::vr(&import, "probe.footprint_area"),
+        common::vr(&import, "probe.b_eff"),
+    ];
+    let mut samples = vec![];
+    let h = 0.01;
+    for s in 1..=60 {
+        let z = s as f64 * 1e-3;
+        Common::set_real(&mut inst, &[rz], &[-z]).unwrap();
+        inst.do_step((s - 1) as f64 * h, h, true).unwrap();
+        let mut v = [0.0; 3];
+        Common::get_real(&mut inst, &out, &mut v).unwrap();
+        samples.push((z, v[0], v[1], 2.0 * v[1] / v[2]));
+    }
+    samples
+}
+
+/// Least-squares identification of (k_c, k_phi, n) from F = (L k_c / 2 + A k_phi) z^n
+/// (Krenn 2009 eq. (2)) over samples of several plates: linear least squares (relative
+/// residuals) in k_c, k_phi for each n, golden-section search over n.
+fn identify(samples: &[(f64, f64, f64, f64)]) -> (f64, f64, f64) {
+    let fit = |n: f64| {
+        // rows: [L z^n / 2, A z^n] / F, target 1
+        let (mut a11, mut a12, mut a22, mut b1, mut b2) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        for &(z, f, a, l) in samples {
+            let x1 = 0.5 * l * z.powf(n) / f;
+            let x2 = a * z.powf(n) / f;
+            a11 += x1 * x1;
+            a12 += x1 * x2;
+            a22 += x2 * x2;
+            b1 += x1;
+            b2 += x2;
+        }
+        let det = a11 * a22 - a12 * a12;
+        let kc = (b1 * a22 - b2 * a12) / det;
+        let kphi = (a11 * b2 - a12 * b1) / det;
+        let mut r = 0.0;
+        for &(z, f, a, l) in samples {
+            r += ((0.5 * l * kc + a * kphi) * z.powf(n) / f - 1.0).powi(2);
+        }
+        (r, kc, kphi)
+    };
+    let (mut lo, mut hi) = (0.3, 1.2);
+    let g = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..80 {
+        let (m1, m2) = (hi - g * (hi - lo), lo + g * (hi - lo));
+        if fit(m1).0 < fit(m2).0 {
+            hi = m2;
+        } else {
+            lo = m1;
+        }
+    }
+    let n = 0.5 * (lo + hi);
+    let (_, kc, kphi) = fit(n);
+    (kc, kphi, n)
+}
+
+#[test]
+fn bevameter_identifies_the_dlr_a_parameters_at_least_as_well_as_table_2() {
+    // Krenn 2009 Table 2: identified minus applied, per ds
+    let paper = [(0.01, 28.0, 141.0), (0.005, 7.0, 40.0), (0.002, 1.0, 7.0)];
+    for (ds, dkc, dkphi) in paper {
+        let mut all = vec![];
+        for radius in [0.075, 0.15] {
+            let s = bevameter(ds, radius);
+            // against the ideal eq. (2) with the true circle (A = pi r^2, L = 2 pi r)
+            let (a0, l0) = (
+                std::f64::consts::PI * radius * radius,
+                2.0 * std::f64::consts::PI * radius,
+            );
+            let worst = s
+                .iter()
+                .map(|&(z, f, _, _)| {
+                    (f / ((0.5 * l0 * 2370.0 + a0 * 60300.0) * z.powf(0.63)) - 1.0).abs()
+                })
+                .fold(0.0, f64::max);
+            eprintln!(
+                "ds {ds}, r {radius}: worst deviation from ideal eq. (2) {:.2} %",
+                100.0 * worst
+            );
+            // the footprint discretization: the paper's Fig. 15 shows the same trend
+            assert!(worst < 0.02, "ds {ds}, r {radius}: {worst}");
+            all.extend(s);
+        }
+        let (kc, kphi, n) = identify(&all);
+        eprintln!("ds {ds}: identified k_c {kc:.2}, k_phi {kphi:.2}, n {n:.5}");
+        assert!((kc - 2370.0).abs() <= dkc, "ds {ds}: k_c {kc}");
+        assert!((kphi - 60300.0).abs() <= dkphi, "ds {ds}: k_phi {kphi}");
+        assert!((n - 0.63).abs() < 0.005, "ds {ds}: n {n}");
+    }
+}
+
+#[test]
+fn soil_volume_is_conserved_and_results_do_not_depend_on_the_thread_count() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut w = world("scm_rover_wheels", &[]);
+            let mut outs = vec![];
+            for k in 0..30 {
+                // the wheels roll forward at 0.1 m/s
+                for (b, x0) in [
+                    ("wheel_l1", 0.6),
+                    ("wheel_r1", 0.6),
+                    ("wheel_l2", 0.0),
+                    ("wheel_r2", 0.0),
+                    ("wheel_l3", -0.6),
+                    ("wheel_r3", -0.6),
+                ] {
+                    set(
+                        &mut w,
+                        &format!("{b}.r[1]"),
+                        x0 + 0.1 * 0.01 * k as f64,
+                        Phase::Stepping,
+                    );
+                }
+                w.do_step(0.01).unwrap();
+                outs.push(get(&mut w, "wheel_l1.f[3]"));
+                outs.push(get(&mut w, "wheel_r3.t[2]"));
+                let v = get(&mut w, "soil.volume");
+                assert!(v.abs() < 1e-12, "soil volume {v} m^3");
+            }
+            (outs, w.snapshot())
+        })
+    };
+    let (a, da) = run(1);
+    let (b, db) = run(3);
+    assert!(a[0] > 20.0, "the wheels carry load: {}", a[0]);
+    assert_eq!(a, b, "bit-identical outputs for 1 and 3 threads");
+    assert!(da == db, "bit-identical soil for 1 and 3 threads");
+}
+
+#[test]
+fn fmu_state_snapshot_continues_bit_identically_with_the_soil() {
+    let mut w = world("scm_single_wheel", &[]);
+    for _ in 0..50 {
+        w.do_step(0.01).unwrap();
+    }
+    let saved = w.snapshot();
+    let bytes = contact_fmu::cosim::snapshot::encode("guid", 0, &saved);
+    let mut a = vec![];
+    for _ in 0..30 {
+        w.do_step(0.01).unwrap();
+        a.push(get(&mut w, "wheel.Fx"));
+    }
+    let (_, back) = contact_fmu::cosim::snapshot::decode("guid", &bytes).unwrap();
+    w.restore(&back).unwrap();
+    let mut b = vec![];
+    for _ in 0..30 {
+        w.do_step(0.01).unwrap();
+        b.push(get(&mut w, "wheel.Fx"));
+    }
+    assert_eq!(a, b);
+}
