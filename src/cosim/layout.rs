@@ -505,10 +505,32 @@ fn wheel_soil_outputs(t: &mut VariableTable, n: &str) -> WheelSoilVrs {
     }
 }
 
-fn scm_body_outputs(t: &mut VariableTable, n: &str) -> ScmBodyVrs {
+/// SCM outputs of body (or rig wheel) `n`, its sinkage described by `sinkage`.
+fn scm_body_outputs(t: &mut VariableTable, n: &str, sinkage: &str) -> ScmBodyVrs {
     ScmBodyVrs {
-        sinkage: t.real_output(format!("{n}.sinkage"), "m", "SCM: deepest footprint node sinkage below its level before loading (Krenn 2009 eq. (7))"),
-        ..scm_body_outputs_tail(t, n)
+        sinkage: t.real_output(format!("{n}.sinkage"), "m", sinkage),
+        contact_nodes: t.push(Variable {
+            name: format!("{n}.contact_nodes"),
+            vr: 0,
+            ty: VarType::Integer,
+            causality: Causality::Output,
+            variability: Variability::Discrete,
+            initial: Some(Initial::Calculated),
+            unit: None,
+            description: "SCM: soil grid nodes in the footprint".into(),
+            start: None,
+            bounds: Bounds::ANY,
+        }),
+        footprint_area: t.real_output(
+            format!("{n}.footprint_area"),
+            "m2",
+            "SCM: footprint area A (Krenn 2009 eq. (4))",
+        ),
+        b_eff: t.real_output(
+            format!("{n}.b_eff"),
+            "m",
+            "SCM: effective contact width b_eff = 2A/L (Krenn 2009 eq. (3))",
+        ),
     }
 }
 
@@ -984,7 +1006,9 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>, scm: bool) -> 
         })
     });
     let terra = terra_mass_vr.map(|m| (m, wheel_soil_outputs(t, n)));
-    let scm = scm.then(|| scm_body_outputs(t, n));
+    let scm = scm.then(|| {
+        scm_body_outputs(t, n, "SCM: deepest footprint node sinkage below its level before loading (Krenn 2009 eq. (7))")
+    });
     BodyVrs {
         scm,
         shape,
@@ -1275,48 +1299,13 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
                 "1",
                 "(omega r - v)/(omega r) driving, (omega r - v)/v braking",
             );
-            (scm_body_outputs_rig(t), count, height, thickness, slip)
+            let outputs = scm_body_outputs(
+                t,
+                "wheel",
+                "depth of the lowest rim point below the undisturbed surface",
+            );
+            (outputs, count, height, thickness, slip)
         }),
-    }
-}
-
-/// SCM outputs of the rig's wheel (`wheel.sinkage` is the rig's contract output).
-fn scm_body_outputs_rig(t: &mut VariableTable) -> ScmBodyVrs {
-    ScmBodyVrs {
-        sinkage: t.real_output(
-            "wheel.sinkage",
-            "m",
-            "depth of the lowest rim point below the undisturbed surface",
-        ),
-        ..scm_body_outputs_tail(t, "wheel")
-    }
-}
-
-fn scm_body_outputs_tail(t: &mut VariableTable, n: &str) -> ScmBodyVrs {
-    ScmBodyVrs {
-        sinkage: usize::MAX,
-        contact_nodes: t.push(Variable {
-            name: format!("{n}.contact_nodes"),
-            vr: 0,
-            ty: VarType::Integer,
-            causality: Causality::Output,
-            variability: Variability::Discrete,
-            initial: Some(Initial::Calculated),
-            unit: None,
-            description: "SCM: soil grid nodes in the footprint".into(),
-            start: None,
-            bounds: Bounds::ANY,
-        }),
-        footprint_area: t.real_output(
-            format!("{n}.footprint_area"),
-            "m2",
-            "SCM: footprint area A (Krenn 2009 eq. (4))",
-        ),
-        b_eff: t.real_output(
-            format!("{n}.b_eff"),
-            "m",
-            "SCM: effective contact width b_eff = 2A/L (Krenn 2009 eq. (3))",
-        ),
     }
 }
 

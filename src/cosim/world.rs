@@ -626,19 +626,19 @@ impl World {
             return;
         };
         let (grid, base) = (&soil.grid, &self.surface);
-        let work = self
-            .scm_ws
-            .iter_mut()
-            .zip(&self.scm_meshes)
-            .zip(&self.scm_motion);
-        if self.scm_meshes.len() > 1 {
-            work.par_bridge().for_each(|((ws, mesh), motion)| {
-                scm::evaluate(&p, grid, base, mesh, motion, ws);
-            });
+        let (meshes, motions) = (&self.scm_meshes, &self.scm_motion);
+        if meshes.len() > 1 {
+            self.scm_ws
+                .par_iter_mut()
+                .zip(meshes.par_iter())
+                .zip(motions.par_iter())
+                .for_each(|((ws, mesh), motion)| {
+                    scm::evaluate(&p, grid, base, mesh, motion, ws);
+                });
         } else {
-            work.for_each(|((ws, mesh), motion)| {
+            for ((ws, mesh), motion) in self.scm_ws.iter_mut().zip(meshes).zip(motions) {
                 scm::evaluate(&p, grid, base, mesh, motion, ws);
-            });
+            }
         }
     }
 
@@ -876,22 +876,19 @@ impl World {
     }
 
     /// The rig's drive when its wheel runs on SCM soil.
-    fn rig_scm_drive(&self) -> Option<(super::layout::RigVrs, RigDrive)> {
+    fn rig_scm_drive(&self) -> Option<RigDrive> {
         let r = self.layout.rig?;
         r.scm?;
         let mode = RigMode::from_code(self.dynamic.values.integers[r.mode])
             .unwrap_or(RigMode::ForceControlled);
-        Some((
-            r,
-            RigDrive {
-                mode,
-                load_mass: self.real(r.load_mass),
-                g: self.real(r.g),
-                omega: self.real(r.omega_in),
-                vx: self.real(r.vx_in),
-                drawbar_force: self.real(r.drawbar_force),
-            },
-        ))
+        Some(RigDrive {
+            mode,
+            load_mass: self.real(r.load_mass),
+            g: self.real(r.g),
+            omega: self.real(r.omega_in),
+            vx: self.real(r.vx_in),
+            drawbar_force: self.real(r.drawbar_force),
+        })
     }
 
     fn rig_drive(&self) -> Option<(TerraParams, RigDrive)> {
@@ -1125,14 +1122,13 @@ impl World {
             self.terra_out[k] = (geo.input, out, state);
         }
         self.scm_contacts(fresh);
-        if let Some((r, drive)) = self.rig_scm_drive() {
+        if let Some(drive) = self.rig_scm_drive() {
             if let Some((rig, _)) = self.dynamic.rig.as_mut() {
                 let res = self.scm_ws.last().map(|w| w.result).unwrap_or_default();
                 self.rig_scm_out = res;
                 if advance {
                     rig.step(&drive, res.force.x, res.force.z, res.k_zz, res.c_zz, dt);
                 }
-                let _ = r;
             }
         } else if let Some((p, drive)) = self.rig_drive() {
             if let Some((rig, state)) = self.dynamic.rig.as_mut() {

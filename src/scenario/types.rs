@@ -130,7 +130,7 @@ pub struct ScmSoil {
 
 impl Default for ScmSoil {
     fn default() -> Self {
-        let p = crate::models::scm::SoilParams::dlr_a(0.01);
+        let p = crate::models::scm::SoilParams::dlr_a();
         ScmSoil {
             ds: 0.01,
             n: p.n,

@@ -292,12 +292,8 @@ pub fn evaluate(
     let shear = p_mean * p.phi.tan();
     let chi = if p.c > 0.0 { p.c / (p.c + shear) } else { 0.0 };
     if chi > 0.0 {
-        ws.dist2.clear();
-        ws.dist2
-            .extend(ws.mask.iter().map(|&m| if m { f64::INFINITY } else { 0.0 }));
-        ws.arg.resize(len, 0);
         ws.edt
-            .transform(&mut ws.dist2, &mut ws.arg, nx, rect.ny as usize);
+            .outside_distance(&ws.mask, nx, rect.ny as usize, &mut ws.dist2, &mut ws.arg);
     }
     pressure_weights(chi, &ws.nodes, &ws.dist2, &mut ws.gamma);
     // node forces, eq. (7), (8); totals, eq. (9)

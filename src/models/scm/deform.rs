@@ -233,8 +233,7 @@ mod tests {
 
     #[test]
     fn erosion_levels_a_spike_to_the_angle_of_repose_and_keeps_the_volume() {
-        let p = SoilParams::dlr_a(0.01);
-        let _ = &p;
+        let p = SoilParams::dlr_a();
         let (nx, ny) = (21, 21);
         let mut h = vec![0.0; nx * ny];
         h[10 * nx + 10] = 0.05;

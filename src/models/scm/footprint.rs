@@ -127,6 +127,22 @@ impl Edt {
         }
     }
 
+    /// Squared distance (in nodes) of every window node to the nearest node outside
+    /// `mask`, into `dist2`, and that node's index, into `arg` (both resized).
+    pub fn outside_distance(
+        &mut self,
+        mask: &[bool],
+        nx: usize,
+        ny: usize,
+        dist2: &mut Vec<f64>,
+        arg: &mut Vec<u32>,
+    ) {
+        dist2.clear();
+        dist2.extend(mask.iter().map(|&m| if m { f64::INFINITY } else { 0.0 }));
+        arg.resize(mask.len(), 0);
+        self.transform(dist2, arg, nx, ny);
+    }
+
     /// Transforms `f` (nx by ny, row-major) in place; `arg` receives nearest sources.
     pub fn transform(&mut self, f: &mut [f64], arg: &mut [u32], nx: usize, ny: usize) {
         for (k, a) in arg.iter_mut().enumerate() {
@@ -242,12 +258,8 @@ mod tests {
     #[test]
     fn distance_transform_is_exact() {
         let (mask, n, _) = disc(9.0);
-        let mut f: Vec<f64> = mask
-            .iter()
-            .map(|&m| if m { f64::INFINITY } else { 0.0 })
-            .collect();
-        let mut arg = vec![0; f.len()];
-        Edt::default().transform(&mut f, &mut arg, n, n);
+        let (mut f, mut arg) = (vec![], vec![]);
+        Edt::default().outside_distance(&mask, n, n, &mut f, &mut arg);
         for k in 0..f.len() {
             // brute force
             let (i, j) = ((k % n) as f64, (k / n) as f64);
@@ -269,12 +281,8 @@ mod tests {
     #[test]
     fn gamma_is_flat_for_sand_and_peaks_near_two_for_clay() {
         let (mask, n, nodes) = disc(30.0);
-        let mut f: Vec<f64> = mask
-            .iter()
-            .map(|&m| if m { f64::INFINITY } else { 0.0 })
-            .collect();
-        let mut arg = vec![0; f.len()];
-        Edt::default().transform(&mut f, &mut arg, n, n);
+        let (mut f, mut arg) = (vec![], vec![]);
+        Edt::default().outside_distance(&mask, n, n, &mut f, &mut arg);
         let mut g = vec![];
         pressure_weights(0.0, &nodes, &f, &mut g);
         assert!(g.iter().all(|&x| x == 1.0));

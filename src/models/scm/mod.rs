@@ -54,8 +54,7 @@ impl SoilParams {
     /// other values as our defaults (the paper gives none): c = 100 Pa, phi = 35 deg,
     /// repose 35 deg, mu = 0, k_e = 5e7 Pa/m, damping 2e4 Pa s/m, v_shear 1 mm/s,
     /// K = 1.5 cm.
-    /// `_ds` is accepted for symmetry with the grid.
-    pub fn dlr_a(_ds: f64) -> SoilParams {
+    pub fn dlr_a() -> SoilParams {
         SoilParams {
             n: 0.63,
             k_c: 2370.0,
@@ -90,7 +89,7 @@ mod tests {
     #[test]
     fn a_pressed_plate_traces_eq_2_and_conserves_volume() {
         let ds = 0.01;
-        let p = SoilParams::dlr_a(ds);
+        let p = SoilParams::dlr_a();
         let base = flat();
         let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
         let mesh = TriMesh::plate(0.15, 0.02, mesh::segments(0.15, ds));
