@@ -13,6 +13,7 @@ use contact_fmu::cosim::World;
 use contact_fmu::scenario;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 fn world(name: &str, params: &[(&str, f64)]) -> World {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}.json"));
@@ -44,6 +45,28 @@ fn get(w: &mut World, name: &str) -> f64 {
     o[0]
 }
 
+/// Times `iters` calls of `step`, putting the world back to where the measurement
+/// started every `RESTART` steps (untimed), so that however long criterion runs, the
+/// wheels drive the same 0.5 s of the same rut and never off the field.
+fn timed_steps(w: &mut World, iters: u64, mut step: impl FnMut(&mut World)) -> Duration {
+    const RESTART: u64 = 500;
+    let start = w.snapshot();
+    let t0 = w.time();
+    let mut total = Duration::ZERO;
+    for k in 0..iters {
+        if k > 0 && k % RESTART == 0 {
+            w.restore(&start).unwrap();
+            w.set_time(t0);
+        }
+        let t = Instant::now();
+        step(w);
+        total += t.elapsed();
+    }
+    w.restore(&start).unwrap();
+    w.set_time(t0);
+    total
+}
+
 fn single_wheel(c: &mut Criterion) {
     let mut g = c.benchmark_group("scm_single_wheel");
     for ds in [0.01, 0.005] {
@@ -58,7 +81,7 @@ fn single_wheel(c: &mut Criterion) {
             get(&mut w, "wheel.sinkage")
         );
         g.bench_function(format!("ds_{}mm", ds * 1e3), |b| {
-            b.iter(|| w.do_step(1e-3).unwrap())
+            b.iter_custom(|iters| timed_steps(&mut w, iters, |w| w.do_step(1e-3).unwrap()))
         });
     }
     g.finish();
@@ -71,11 +94,11 @@ fn rover(c: &mut Criterion) {
         .map(|s| format!("wheel_{s}.r[1]"))
         .collect();
     let x0: Vec<f64> = names.iter().map(|n| get(&mut w, n)).collect();
-    let mut k = 0usize;
+    // the wheels move at 0.1 m/s; positions from the time, so a restore puts them back
     let mut step = |w: &mut World| {
-        k += 1;
+        let t = w.time() + 1e-3;
         for (n, x) in names.iter().zip(&x0) {
-            set(w, n, x + 1e-4 * k as f64, Phase::Stepping);
+            set(w, n, x + 0.1 * t, Phase::Stepping);
         }
         w.do_step(1e-3).unwrap();
     };
@@ -86,7 +109,9 @@ fn rover(c: &mut Criterion) {
         "scm_rover_step ds = 10 mm: {} footprint nodes per wheel",
         get(&mut w, "wheel_l1.contact_nodes")
     );
-    c.bench_function("scm_rover_step", |b| b.iter(|| step(&mut w)));
+    c.bench_function("scm_rover_step", |b| {
+        b.iter_custom(|iters| timed_steps(&mut w, iters, &mut step))
+    });
 }
 
 fn field(c: &mut Criterion) {

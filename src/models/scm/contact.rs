@@ -95,9 +95,15 @@ pub struct Workspace {
     pub(crate) arg: Vec<u32>,
     edt: Edt,
     gamma: Vec<f64>,
+    /// z^n of each footprint node (its sinkage to the Bekker exponent).
+    zn: Vec<f64>,
     pub(crate) deposit: Vec<f64>,
     pub(crate) border: Vec<u32>,
     pub(crate) weights: Vec<f64>,
+    /// Window coordinates (i, j) of the border nodes.
+    pub(crate) border_ij: Vec<[f64; 2]>,
+    /// Radial-field sources per node block: volume, volume x i, volume x j.
+    pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
     /// The last result.
     pub result: ContactResult,
@@ -125,20 +131,28 @@ fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64) {
     let y_hi = a.y.max(b.y).max(c.y);
     let j0 = ((y_lo / ds).ceil() as i32).max(r.j0);
     let j1 = ((y_hi / ds).floor() as i32).min(r.j0 + r.ny - 1);
-    let edges = [(a, b), (b, c), (c, a)];
+    // edges as (low end, high end, dx/dy), sorted once per face, not per row
+    let edges = [(a, b), (b, c), (c, a)].map(|(p, q)| {
+        let (lo, hi) = if p.y <= q.y { (p, q) } else { (q, p) };
+        let slope = if hi.y > lo.y {
+            (hi.x - lo.x) / (hi.y - lo.y)
+        } else {
+            f64::NAN // horizontal edge: both ends count
+        };
+        (lo, hi, slope)
+    });
     for j in j0..=j1 {
         let y = j as f64 * ds;
         let (mut xl, mut xr) = (f64::INFINITY, f64::NEG_INFINITY);
-        for (p, q) in edges {
-            let (lo, hi) = if p.y <= q.y { (p, q) } else { (q, p) };
+        for &(lo, hi, slope) in &edges {
             if y < lo.y || y > hi.y {
                 continue;
             }
-            if hi.y - lo.y <= 0.0 {
+            if slope.is_nan() {
                 xl = xl.min(lo.x.min(hi.x));
                 xr = xr.max(lo.x.max(hi.x));
             } else {
-                let x = lo.x + (y - lo.y) * (hi.x - lo.x) / (hi.y - lo.y);
+                let x = lo.x + (y - lo.y) * slope;
                 xl = xl.min(x);
                 xr = xr.max(x);
             }
@@ -284,9 +298,13 @@ pub fn evaluate(
     let k_b = p.k_c / b_eff + p.k_phi;
     // pressure weighting, eq. (6)
     let mut p_mean = 0.0;
+    ws.zn.clear();
     for &k in &ws.nodes {
         let k = k as usize;
-        p_mean += bekker(k_b, p.n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+        // z^n, once per node (reused for its yield pressure below)
+        let zn = bekker(1.0, p.n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+        ws.zn.push(zn);
+        p_mean += k_b * zn;
     }
     p_mean /= ws.nodes.len() as f64;
     let shear = p_mean * p.phi.tan();
@@ -319,7 +337,7 @@ pub fn evaluate(
         let v = motion.v + motion.w.cross(&lever);
         let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
         let gk = ws.gamma[m] * k_b;
-        let yield_p = bekker(gk, p.n, z);
+        let yield_p = gk * ws.zn[m];
         let (sigma, plastic) = node_pressure(z, ws.zp[k], yield_p, p.k_e);
         // the stabilizing linear damping of section 5, on the penetration rate
         let v_pen = -v.dot(&n);

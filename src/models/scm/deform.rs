@@ -11,9 +11,13 @@ use super::grid::SoilGrid;
 use super::pressure::{bekker, plastic_sinkage};
 use super::SoilParams;
 use crate::models::terrain::Surface;
+use nalgebra::Vector3;
 
 /// Erosion sweeps per soil update.
 pub const EROSION_SWEEPS: usize = 6;
+
+/// Edge of the blocks of footprint nodes whose radial-field sources are lumped, nodes.
+pub const CLUSTER: usize = 4;
 
 /// Walks from window node `k` along (dx, dy) (nodes per step, the larger component 1)
 /// to the first node outside the footprint mask; the window's edge stops it.
@@ -99,6 +103,15 @@ pub fn update(
         return;
     }
     ws.weights.resize(ws.border.len(), 0.0);
+    ws.border_ij.clear();
+    ws.border_ij.extend(
+        ws.border
+            .iter()
+            .map(|&b| [(b as usize % nx) as f64, (b as usize / nx) as f64]),
+    );
+    let ncx = nx.div_ceil(CLUSTER);
+    ws.cluster.clear();
+    ws.cluster.resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
     for f in &ws.foot {
         let k = f.k as usize;
         let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
@@ -133,16 +146,33 @@ pub fn update(
                 ws.deposit[q] += dz * share;
             }
         }
-        // radial field: every border node receives a portion falling off as
-        // 1/distance (the intensity of a plane radial source)
-        let (i, j) = ((k % nx) as f64, (k / nx) as f64);
+        // radial field: accumulated per cluster of nodes, spread below
+        let radial = dz * (1.0 - share);
+        if radial > 0.0 {
+            let (i, j) = (k % nx, k / nx);
+            let c = (j / CLUSTER) * ncx + i / CLUSTER;
+            ws.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
+        }
+    }
+    // radial field (Fig. 12 right, Fig. 13): every border node receives a portion of
+    // each source's soil falling off as 1/distance (the intensity of a plane radial
+    // source), normalized per source. Sources are lumped per CLUSTER x CLUSTER block
+    // at their volume-weighted centre: O(blocks x border) instead of O(nodes x border)
+    for c in 0..ws.cluster.len() {
+        let [m, mi, mj] = ws.cluster[c].into();
+        if m <= 0.0 {
+            continue;
+        }
+        let (i, j) = (mi / m, mj / m);
         let mut total = 0.0;
-        for (w, &b) in ws.weights.iter_mut().zip(&ws.border) {
-            let (bi, bj) = ((b as usize % nx) as f64, (b as usize / nx) as f64);
-            *w = 1.0 / ((bi - i) * (bi - i) + (bj - j) * (bj - j)).sqrt();
+        for (w, &[bi, bj]) in ws.weights.iter_mut().zip(&ws.border_ij) {
+            // a block centre can come within half a node of a border node; the floor
+            // keeps the weight finite
+            let r2 = ((bi - i) * (bi - i) + (bj - j) * (bj - j)).max(0.25);
+            *w = 1.0 / r2.sqrt();
             total += *w;
         }
-        let scale = dz * (1.0 - share) / total;
+        let scale = m / total;
         for (w, &b) in ws.weights.iter().zip(&ws.border) {
             ws.deposit[b as usize] += w * scale;
         }
@@ -190,12 +220,19 @@ pub fn erode(
     changed: &mut [bool],
 ) {
     let limit = ds * p.repose.tan();
-    let pair = |a: usize, b: usize, h: &mut [f64], zp: &mut [f64], changed: &mut [bool]| {
-        if mask[a] || mask[b] {
-            return false;
-        }
+    // one pair of neighbours: level it to the repose slope if it is steeper
+    #[inline(always)]
+    fn pair(
+        a: usize,
+        b: usize,
+        limit: f64,
+        mask: &[bool],
+        h: &mut [f64],
+        zp: &mut [f64],
+        changed: &mut [bool],
+    ) -> bool {
         let diff = h[a] - h[b];
-        if diff.abs() <= limit {
+        if diff.abs() <= limit || mask[a] || mask[b] {
             return false;
         }
         let m = 0.5 * (diff.abs() - limit);
@@ -205,7 +242,7 @@ pub fn erode(
         changed[hi] = true;
         changed[lo] = true;
         true
-    };
+    }
     for sweep in 0..EROSION_SWEEPS {
         let mut moved = false;
         for jj in 0..ny {
@@ -214,10 +251,10 @@ pub fn erode(
                 let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
                 let k = j * nx + i;
                 if i + 1 < nx {
-                    moved |= pair(k, k + 1, h, zp, changed);
+                    moved |= pair(k, k + 1, limit, mask, h, zp, changed);
                 }
                 if j + 1 < ny {
-                    moved |= pair(k, k + nx, h, zp, changed);
+                    moved |= pair(k, k + nx, limit, mask, h, zp, changed);
                 }
             }
         }

@@ -94,6 +94,9 @@ pub struct SoilGrid {
     tiles: Vec<Tile>,
     #[serde(skip)]
     index: Index,
+    /// Tiles written by the current `store` (scratch, kept to avoid allocation).
+    #[serde(skip)]
+    dirty: Vec<u32>,
 }
 
 impl PartialEq for SoilGrid {
@@ -124,6 +127,7 @@ impl SoilGrid {
             },
             tiles: vec![],
             index: Index::default(),
+            dirty: vec![],
         }
     }
 
@@ -244,7 +248,7 @@ impl SoilGrid {
         }
     }
 
-    fn tile_mut(&mut self, base: &Surface, key: (i32, i32)) -> &mut Tile {
+    fn tile_index(&mut self, base: &Surface, key: (i32, i32)) -> usize {
         let t = match self.index.get(&key) {
             Some(&t) => t as usize,
             None => {
@@ -273,7 +277,7 @@ impl SoilGrid {
                 self.tiles.len() - 1
             }
         };
-        &mut self.tiles[t]
+        t
     }
 
     /// Writes back the nodes of `rect` whose `changed` flag is set (dense row-major
@@ -289,6 +293,7 @@ impl SoilGrid {
         changed: &[bool],
     ) {
         let nx = rect.nx as usize;
+        self.dirty.clear();
         for jj in 0..rect.ny {
             let j = rect.j0 + jj;
             let mut ii = 0;
@@ -298,7 +303,11 @@ impl SoilGrid {
                 let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
                 let at = jj as usize * nx + ii as usize;
                 if changed[at..at + run].iter().any(|&c| c) {
-                    let tile = self.tile_mut(base, key);
+                    let t = self.tile_index(base, key);
+                    if !self.dirty.contains(&(t as u32)) {
+                        self.dirty.push(t as u32);
+                    }
+                    let tile = &mut self.tiles[t];
                     for k in 0..run {
                         if changed[at + k] {
                             tile.h[local + k] = h[at + k];
@@ -306,16 +315,20 @@ impl SoilGrid {
                             tile.j[local + k] = js[at + k];
                         }
                     }
-                    let (mut top, mut sum) = (f64::NEG_INFINITY, 0.0);
-                    for &z in &tile.h {
-                        top = top.max(z);
-                        sum += z;
-                    }
-                    tile.h_max = top;
-                    tile.sum_h = sum;
                 }
                 ii += run as i32;
             }
+        }
+        // tile summaries, once per written tile (same summation order as before)
+        for &t in &self.dirty {
+            let tile = &mut self.tiles[t as usize];
+            let (mut top, mut sum) = (f64::NEG_INFINITY, 0.0);
+            for &z in &tile.h {
+                top = top.max(z);
+                sum += z;
+            }
+            tile.h_max = top;
+            tile.sum_h = sum;
         }
     }
 
