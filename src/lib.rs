@@ -15,6 +15,7 @@
 //!   stepping, FMU state snapshots.
 //! - [`packager`] (feature `packager`): modelDescription.xml, documentation, `.fmu` archive.
 
+pub mod assets;
 pub mod cosim;
 pub mod guid;
 pub mod models;

@@ -355,8 +355,14 @@ fn multi_pass_a_second_wheel_in_the_rut_meets_lower_motion_resistance() {
         );
         // the wheel runs lower, in the rut, and meets less resistance: the compacted
         // rut reloads elastically instead of yielding again (eq. (7))
-        assert!(second[2] < first[2] - 5e-4, "not in the rut: {first:?} {second:?}");
+        assert!(
+            second[2] < first[2] - 5e-4,
+            "not in the rut: {first:?} {second:?}"
+        );
         assert!(r2 < 0.97 * r1, "multi-pass: resistance {r1} -> {r2}");
-        assert!(second[0] > first[0], "multi-pass: drawbar pull {first:?} -> {second:?}");
+        assert!(
+            second[0] > first[0],
+            "multi-pass: drawbar pull {first:?} -> {second:?}"
+        );
     }
 }

@@ -111,7 +111,8 @@ pub fn update(
     );
     let ncx = nx.div_ceil(CLUSTER);
     ws.cluster.clear();
-    ws.cluster.resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
+    ws.cluster
+        .resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
     for f in &ws.foot {
         let k = f.k as usize;
         let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
