@@ -1,5 +1,7 @@
 //! `contact-fmu`: package contact-dynamics scenarios as FMI 2.0 Co-Simulation FMUs.
 
+mod asset_cli;
+
 use clap::{Parser, Subcommand};
 use contact_fmu::packager::{self, model_description};
 use contact_fmu::scenario;
@@ -47,6 +49,10 @@ enum Command {
     },
     /// Print the JSON Schema of the scenario format.
     Schema,
+    /// Generate a procedural asset (wheel, surface, rock, rock field) into a folder:
+    /// meshes, a JSON sidecar with the parameters, the content ID and the mass
+    /// properties; files of the same request are reused.
+    Asset(asset_cli::AssetArgs),
 }
 
 /// When started by `cargo run` and the runtime library is missing, build it (once):
@@ -150,6 +156,7 @@ fn run(cli: Cli) -> Result<(), String> {
             print!("{}", scenario::json_schema());
             Ok(())
         }
+        Command::Asset(a) => asset_cli::run(a),
     }
 }
 
