@@ -20,6 +20,8 @@ struct Cli {
     command: Command,
 }
 
+// parsed once per run: the size of the asset options does not matter
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Write DIR/<modelIdentifier>.fmu for each scenario (no recompilation).

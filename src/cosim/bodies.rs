@@ -69,7 +69,26 @@ pub fn load_meshes(shapes: &[Shape], dir: Option<&Path>) -> Result<Meshes, Strin
         let path = resolve_asset(dir, &file)?;
         meshes.insert(file, read_obj_vertices(&path)?);
     }
+    // generated shapes: the mesh from its parameters (deterministic; the same mesh the
+    // packager writes under resources/assets/)
+    for s in shapes {
+        if let Shape::Generated { asset } = s {
+            let m = asset
+                .mesh()
+                .map_err(|e| format!("generated {}: {e}", asset.prefix()))?;
+            let points = m.vertices.iter().map(|v| [v.x, v.y, v.z]).collect();
+            meshes.insert(generated_key(asset), points);
+        }
+    }
     Ok(meshes)
+}
+
+/// The key of a generated shape's vertices in [`Meshes`].
+fn generated_key(asset: &crate::assets::AssetRequest) -> String {
+    format!(
+        "generated:{}",
+        serde_json::to_string(asset).expect("asset requests serialize")
+    )
 }
 
 fn pose(position: &[f64; 3], orientation: &[f64; 4]) -> Isometry3<f64> {
@@ -184,6 +203,12 @@ fn geometry_with(
             },
             None => return Ok(None),
         },
+        (Shape::Generated { asset }, _) => match meshes.get(&generated_key(asset)) {
+            Some(points) => Geometry::Hull {
+                points: points.clone(),
+            },
+            None => return Ok(None),
+        },
         (Shape::Compound { parts }, _) => {
             let mut out = vec![];
             for part in parts {
@@ -224,6 +249,12 @@ pub fn scm_mesh(
     ds: f64,
 ) -> Result<crate::models::scm::TriMesh, String> {
     use crate::models::scm::mesh::{segments, TriMesh};
+    if let Shape::Generated { asset } = shape {
+        // the full (non-convex) generated mesh: grousers, crowned treads, rough rocks
+        return asset
+            .mesh()
+            .map_err(|e| format!("generated {}: {e}", asset.prefix()));
+    }
     if let (Shape::Wheel { .. }, ShapeVrs::Wheel { radius, width }) = (shape, vrs) {
         let r = reals[*radius];
         return Ok(TriMesh::cylinder_y(r, reals[*width], segments(r, ds)));

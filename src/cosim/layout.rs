@@ -488,7 +488,10 @@ fn longest_edge(shape: &Shape) -> f64 {
         Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
         Shape::Plate { radius, thickness } => (2.0 * radius).max(*thickness),
         // from the built shape's bounding box at initialization (see World)
-        Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => 0.0,
+        Shape::ConvexMesh { .. }
+        | Shape::Compound { .. }
+        | Shape::CuboidGrid { .. }
+        | Shape::Generated { .. } => 0.0,
     }
 }
 
@@ -865,9 +868,10 @@ fn body(t: &mut VariableTable, b: &Body, terra_mass: Option<f64>, scm: bool) -> 
                 "grouser thickness (tangential)",
             ),
         },
-        Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. } => {
-            ShapeVrs::Given
-        }
+        Shape::ConvexMesh { .. }
+        | Shape::Compound { .. }
+        | Shape::CuboidGrid { .. }
+        | Shape::Generated { .. } => ShapeVrs::Given,
     };
     let (contact_length, material) = match &b.material {
         Some(m) => (

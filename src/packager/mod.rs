@@ -130,6 +130,34 @@ pub fn package(
         ));
     }
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;
+    // Generated shapes: their mesh and sidecar under resources/assets/, made through
+    // the asset cache in <out_dir>/.asset-cache (reused by later packaging runs)
+    let cache = out_dir.join(".asset-cache");
+    for (i, b) in scenario.bodies.iter().enumerate() {
+        if let scenario::Shape::Generated { asset } = &b.shape {
+            let w = crate::assets::write(
+                asset,
+                dir,
+                &cache,
+                &[crate::assets::MeshFormat::Obj],
+                &|_, _| {},
+            )
+            .map_err(|e| PackageError::Io {
+                path: format!("bodies[{i}].shape.asset"),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+            for f in &w.files {
+                let name = f
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let entry = format!("resources/assets/{name}");
+                if !assets.iter().any(|(n, _)| *n == entry) {
+                    assets.push((entry, std::fs::read(f).map_err(io(f))?));
+                }
+            }
+        }
+    }
     let fmu_path = out_dir.join(format!("{}.fmu", scenario.model_identifier));
     // Write next to the target and rename, so a reader never sees half an archive.
     let tmp_path = out_dir.join(format!(".{}.fmu.tmp", scenario.model_identifier));

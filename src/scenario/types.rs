@@ -321,6 +321,12 @@ pub enum Shape {
         /// Rows along y of heights along x, m.
         heights: Vec<Vec<f64>>,
     },
+    /// A procedurally generated wheel or rock (Buse 2023, section 3.2; the asset
+    /// generator, `contact-fmu asset`): `asset` is the request
+    /// `{"kind": "wheel" | "rock", "params": {...}}`. The packager writes its mesh under
+    /// `resources/assets/`; SCM uses the full mesh, BBCC its convex hull. A rock's
+    /// centre of mass is the body origin; a wheel's axle is body y.
+    Generated { asset: crate::assets::AssetRequest },
 }
 
 /// One part of a [`Shape::Compound`].

@@ -125,6 +125,27 @@ impl Checker {
                     self.err(format!("{path}.file"), "must name an OBJ file");
                 }
             }
+            Shape::Generated { asset } => {
+                use crate::assets::{AssetError, AssetRequest};
+                if !matches!(asset, AssetRequest::Wheel(_) | AssetRequest::Rock(_)) {
+                    self.err(
+                        format!("{path}.asset.kind"),
+                        format!(
+                            "a body's shape is a wheel or a rock, not a {}",
+                            asset.prefix()
+                        ),
+                    );
+                } else if let Err(e) = asset.validate() {
+                    match e {
+                        // "wheel.grousers.height" -> "<path>.asset.params.grousers.height"
+                        AssetError::Param { field, message } => {
+                            let rest = field.split_once('.').map_or("", |(_, r)| r);
+                            self.err(format!("{path}.asset.params.{rest}"), message);
+                        }
+                        e => self.err(format!("{path}.asset"), e.to_string()),
+                    }
+                }
+            }
             Shape::Compound { parts } => {
                 if !top {
                     self.err(path, "compounds cannot be nested");
@@ -324,7 +345,10 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 c.positive(&format!("{p}.motion.mass"), *mass);
                 if matches!(
                     b.shape,
-                    Shape::ConvexMesh { .. } | Shape::Compound { .. } | Shape::CuboidGrid { .. }
+                    Shape::ConvexMesh { .. }
+                        | Shape::Compound { .. }
+                        | Shape::CuboidGrid { .. }
+                        | Shape::Generated { .. }
                 ) && inertia.is_none()
                 {
                     c.err(
