@@ -4,6 +4,7 @@
 //! - `rockfield_10k`: about 10,000 rocks placed on that surface (Golombek-Rapp,
 //!   k = 0.05, D from 0.1 to 2 m; noise rocks, 16 prototypes), resting on the noise
 //!   surface itself (target < 5 s).
+//!
 //! File writing is not timed (it is disk speed).
 
 use contact_fmu::assets::rock::RockParams;
