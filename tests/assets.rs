@@ -436,3 +436,51 @@ fn scenarios_use_generated_shapes_and_the_fmu_carries_their_meshes() {
     eprintln!("generated wheel on SCM: Fz = {fz:.1} N on {nodes} footprint nodes");
     assert!(fz > 20.0 && nodes > 50.0, "{fz} N, {nodes} nodes");
 }
+
+#[test]
+fn a_packaged_fmu_reads_its_generated_terrain_and_height_map_from_resources() {
+    // the bevameter on a generated terrain: a CSV height map (0.2 m plateau under the
+    // plate) plus a slope elsewhere; the map travels into resources/ with the scenario
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("maps")).unwrap();
+    let row = |v: f64| vec![format!("{v}"); 5].join(",");
+    let csv: String = (0..5).map(|_| row(0.2) + "\n").collect();
+    std::fs::write(dir.path().join("maps/plateau.csv"), csv).unwrap();
+    let src = common::root().join("examples/scm_bevameter.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    v["model_identifier"] = "generated_terrain_probe".into();
+    v.as_object_mut().unwrap().remove("$schema");
+    v["terrain"]["surface"] = serde_json::json!({
+        "type": "generated",
+        "extent": [-1.0, 1.0, -1.0, 1.0],
+        "resolution": 0.01,
+        "layers": [{"type": "height_map", "file": "maps/plateau.csv", "cell": 0.5, "origin": [-1.0, -1.0]}]
+    });
+    let scenario = dir.path().join("s.json");
+    std::fs::write(&scenario, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let fmu = contact_fmu::packager::package(&scenario, out.path(), &common::runtime()).unwrap();
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
+    assert!(zip.by_name("resources/maps/plateau.csv").is_ok());
+    // through the FMI C API: no force 1 cm above the plateau, force 1 cm into it
+    let import = common::load(&fmu);
+    let mut inst = common::start(&import, "probe");
+    let (rz, fz) = (
+        common::vr(&import, "probe.r[3]"),
+        common::vr(&import, "probe.f[3]"),
+    );
+    let mut t = 0.0;
+    let mut force_at = |inst: &mut fmi::fmi2::instance::InstanceCS, z: f64| {
+        fmi::fmi2::instance::Common::set_real(inst, &[rz], &[z]).unwrap();
+        common::step(inst, t, 0.01);
+        t += 0.01;
+        common::get(inst, &[fz])[0]
+    };
+    assert_eq!(force_at(&mut inst, 0.21), 0.0);
+    let mut f = 0.0;
+    for k in 1..=20 {
+        f = force_at(&mut inst, 0.2 - 0.0005 * k as f64);
+    }
+    assert!(f > 50.0, "the plate 1 cm into the plateau carries {f} N");
+}

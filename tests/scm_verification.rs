@@ -366,3 +366,90 @@ fn multi_pass_a_second_wheel_in_the_rut_meets_lower_motion_resistance() {
         );
     }
 }
+
+#[test]
+fn scm_soil_lies_on_a_generated_base_surface_that_varies_in_x_and_y() {
+    use contact_fmu::assets::surface::{Fractal, Layer, NoiseKind, SurfaceParams};
+    use contact_fmu::scenario::SurfaceSpec;
+    // the bevameter plate (r = 0.075 m) pressed 2 cm below a given height at (x, y)
+    let press = |surface: SurfaceSpec, x: f64, y: f64, z: f64| {
+        let path = common::root().join("examples/scm_bevameter.json");
+        let mut s = scenario::load(&path).unwrap();
+        s.terrain.surface = surface;
+        let problems = contact_fmu::scenario::validate(&s);
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut w = World::new(&s, path.parent()).unwrap();
+        w.enter_initialization();
+        for (n, v) in [
+            ("probe.r[1]", x),
+            ("probe.r[2]", y),
+            ("probe.r[3]", z + 0.05),
+        ] {
+            set(&mut w, n, v, Phase::Initialization);
+        }
+        w.exit_initialization().unwrap();
+        // lower it to z in 1 mm steps (the soil yields on the way: eq. (2))
+        let n = ((0.05 / 1e-3) as usize).max(1);
+        for k in 1..=n {
+            set(
+                &mut w,
+                "probe.r[3]",
+                z + 0.05 - 0.05 * k as f64 / n as f64,
+                Phase::Stepping,
+            );
+            w.do_step(0.01).unwrap();
+        }
+        get(&mut w, "probe.f[3]")
+    };
+    let flat = press(SurfaceSpec::Flat { height: 0.0 }, 0.5, 0.0, -0.02);
+    // a generated surface: a slope rising along +y (10 degrees), a plateau 0.3 m high
+    // along x in [0.3, 0.7] (profile), and noise far away only (amplitude 0 here, to
+    // keep the plateau flat: layers sum)
+    let slope_y = Layer::Slope {
+        height: 0.0,
+        slope: 10.0,
+        direction: 90.0,
+    };
+    let plateau = Layer::Profile {
+        points: vec![[0.0, 0.0], [0.3, 0.3], [0.7, 0.3], [1.0, 0.0]],
+        direction: 0.0,
+    };
+    let noise = Layer::Noise {
+        kind: NoiseKind::Simplex,
+        fractal: Fractal::Fbm,
+        octaves: 4,
+        frequency: 2.0,
+        amplitude: 0.0,
+        lacunarity: 2.0,
+        persistence: 0.5,
+        seed: 3,
+    };
+    let generated = |layers: Vec<Layer>| {
+        SurfaceSpec::Generated(SurfaceParams {
+            layers,
+            extent: [-1.0, 1.0, -1.0, 1.0],
+            resolution: 0.005,
+        })
+    };
+    // on the plateau the soil behaves as on flat ground 0.3 m higher
+    let on_plateau = press(
+        generated(vec![plateau.clone(), noise]),
+        0.5,
+        0.0,
+        0.3 - 0.02,
+    );
+    eprintln!("plate 2 cm deep: flat {flat:.3} N, on the generated plateau {on_plateau:.3} N");
+    assert!(flat > 100.0);
+    assert!(
+        (on_plateau / flat - 1.0).abs() < 1e-9,
+        "{on_plateau} vs {flat}"
+    );
+    // on the slope along y, a flat plate at y = 0.5 first touches the uphill rim of its
+    // footprint, at (0.5 + 0.075) tan 10 deg
+    let top = (0.5 + 0.075) * 10f64.to_radians().tan();
+    let above = press(generated(vec![slope_y.clone()]), 0.0, 0.5, top + 0.003);
+    let below = press(generated(vec![slope_y]), 0.0, 0.5, top - 0.005);
+    eprintln!("plate on a 10 deg slope along y: 3 mm above its uphill rim {above} N, 5 mm below {below:.3} N");
+    assert_eq!(above, 0.0);
+    assert!(below > 1.0);
+}

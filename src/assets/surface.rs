@@ -146,6 +146,15 @@ impl SurfaceParams {
                 format!("must be > 0 m, got {}", self.resolution),
             ));
         }
+        if self.resolution > (x1 - x0).min(y1 - y0) {
+            return Err(AssetError::param(
+                "surface.resolution",
+                format!(
+                    "{} m is coarser than the extent: no cell fits",
+                    self.resolution
+                ),
+            ));
+        }
         let nodes = ((x1 - x0) / self.resolution + 1.0) * ((y1 - y0) / self.resolution + 1.0);
         if nodes > 2.0e8 {
             return Err(AssetError::param(

@@ -38,6 +38,8 @@ pub enum TerrainVrs {
         xs: Vec<usize>,
         zs: Vec<usize>,
     },
+    /// A procedural surface: fixed by the scenario, no parameters.
+    Generated,
 }
 
 /// Value references that depend on how a body moves.
@@ -467,6 +469,7 @@ fn terrain(t: &mut VariableTable, s: &Scenario) -> TerrainVrs {
                 .collect();
             TerrainVrs::Profile { xs, zs }
         }
+        SurfaceSpec::Generated(_) => TerrainVrs::Generated,
     }
 }
 

@@ -128,6 +128,8 @@ pub struct World {
     rig_scm_out: ContactResult,
     /// BBCC: the scenario's mesh vertices, read at instantiation.
     meshes: super::bodies::Meshes,
+    /// The sampled procedural terrain surface, if the scenario has one (built once).
+    field: Option<Arc<crate::models::terrain::HeightField>>,
     /// BBCC: each body's parry shape (built at initialization), None for non-BBCC bodies.
     shapes: Vec<Option<SharedShape>>,
     /// BBCC: R_i of each body when its `contact_length` is 0 (auto): the longest edge.
@@ -216,6 +218,18 @@ impl World {
         let (table, layout) = layout::build(scenario);
         let meshes =
             super::bodies::load_meshes(&layout.shapes, asset_dir).map_err(WorldError::Asset)?;
+        let field = match &scenario.terrain.surface {
+            crate::scenario::SurfaceSpec::Generated(p) => {
+                let dir = asset_dir.unwrap_or(std::path::Path::new("."));
+                let t = crate::assets::surface::Terrain::new(p, dir)
+                    .map_err(|e| WorldError::Asset(format!("terrain.surface: {e}")))?;
+                let g = t.grid(p, &|_, _| {});
+                Some(Arc::new(crate::models::terrain::HeightField::new(
+                    g.x0, g.y0, g.cell, g.nx, g.ny, g.h,
+                )))
+            }
+            _ => None,
+        };
         let n = layout.bodies.len();
         let mut pair_index = vec![u32::MAX; n * n];
         for (k, &(i, j)) in layout.bbcc_pairs.iter().enumerate() {
@@ -247,6 +261,7 @@ impl World {
             rig_out: (RigReport::default(), TerraState::default()),
             rig_scm_out: ContactResult::default(),
             meshes,
+            field,
             shapes: vec![None; n],
             auto_length: vec![0.0; n],
             halfspace: None,
@@ -392,6 +407,14 @@ impl World {
                 }
                 Surface::Profile { points }
             }
+            TerrainVrs::Generated => match &self.field {
+                Some(f) => Surface::Field(Arc::clone(f)),
+                None => {
+                    return Err(WorldError::Asset(
+                        "terrain.surface: the generated surface was not built".into(),
+                    ))
+                }
+            },
         })
     }
 
@@ -439,7 +462,7 @@ impl World {
                 ))),
                 Isometry3::translation(0.0, 0.0, height),
             )),
-            Surface::Profile { .. } => None,
+            Surface::Profile { .. } | Surface::Field(_) => None,
         };
         Ok(())
     }

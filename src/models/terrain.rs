@@ -2,6 +2,7 @@
 //! and the ground's normal there.
 
 use nalgebra::Vector3;
+use std::sync::Arc;
 
 /// The closest surface point to a query point, and the surface normal there.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -14,8 +15,9 @@ pub struct SurfacePoint {
     pub distance: f64,
 }
 
-/// A ground surface that does not vary along y: a plane inclined about y, or a
-/// piecewise-linear height profile z(x).
+/// A ground surface: a plane inclined about y, a piecewise-linear height profile z(x)
+/// (neither varies along y), or a height field z(x, y) sampled from a procedural
+/// surface (the asset generator).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Surface {
     /// `z = height + x tan(angle)`: flat for angle 0, rising along +x for angle > 0.
@@ -23,20 +25,155 @@ pub enum Surface {
     /// Height profile through the points `(x, z)`, sorted by increasing x, continued
     /// flat before the first and after the last point.
     Profile { points: Vec<[f64; 2]> },
+    /// A regular height grid, bilinear between its nodes (shared: it can be large).
+    Field(Arc<HeightField>),
+}
+
+/// Heights on a regular grid, node (i, j) at (x0 + i cell, y0 + j cell), row-major;
+/// bilinear in between, the edge continued outside. Keeps the maximum of each block
+/// of `BLOCK` x `BLOCK` cells for quick upper bounds over rectangles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeightField {
+    pub x0: f64,
+    pub y0: f64,
+    pub cell: f64,
+    pub nx: usize,
+    pub ny: usize,
+    pub h: Vec<f64>,
+    block_max: Vec<f64>,
+    bnx: usize,
+}
+
+const BLOCK: usize = 16;
+
+impl HeightField {
+    /// A field from its grid (`h.len() == nx * ny`, nx, ny >= 2).
+    pub fn new(x0: f64, y0: f64, cell: f64, nx: usize, ny: usize, h: Vec<f64>) -> HeightField {
+        assert!(nx >= 2 && ny >= 2 && h.len() == nx * ny && cell > 0.0);
+        // block (bi, bj) covers nodes bi*BLOCK ..= (bi+1)*BLOCK (shared edges)
+        let (bnx, bny) = ((nx - 1).div_ceil(BLOCK), (ny - 1).div_ceil(BLOCK));
+        let mut block_max = vec![f64::NEG_INFINITY; bnx * bny];
+        for bj in 0..bny {
+            for bi in 0..bnx {
+                let mut m = f64::NEG_INFINITY;
+                for j in bj * BLOCK..=((bj + 1) * BLOCK).min(ny - 1) {
+                    for i in bi * BLOCK..=((bi + 1) * BLOCK).min(nx - 1) {
+                        m = m.max(h[j * nx + i]);
+                    }
+                }
+                block_max[bj * bnx + bi] = m;
+            }
+        }
+        HeightField {
+            x0,
+            y0,
+            cell,
+            nx,
+            ny,
+            h,
+            block_max,
+            bnx,
+        }
+    }
+
+    /// Cell coordinates of (x, y): the lower node and the fractions, clamped.
+    fn locate(&self, x: f64, y: f64) -> (usize, usize, f64, f64) {
+        let u = ((x - self.x0) / self.cell).clamp(0.0, (self.nx - 1) as f64);
+        let v = ((y - self.y0) / self.cell).clamp(0.0, (self.ny - 1) as f64);
+        let i = (u.floor() as usize).min(self.nx - 2);
+        let j = (v.floor() as usize).min(self.ny - 2);
+        (i, j, u - i as f64, v - j as f64)
+    }
+
+    /// Height at (x, y), m.
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        let (i, j, fu, fv) = self.locate(x, y);
+        let k = j * self.nx + i;
+        let (a, b, c, d) = (
+            self.h[k],
+            self.h[k + 1],
+            self.h[k + self.nx],
+            self.h[k + self.nx + 1],
+        );
+        let lo = a + (b - a) * fu;
+        let hi = c + (d - c) * fu;
+        lo + (hi - lo) * fv
+    }
+
+    /// Unit upward normal of the bilinear patch at (x, y) (flat outside the grid).
+    pub fn normal(&self, x: f64, y: f64) -> Vector3<f64> {
+        let (i, j, fu, fv) = self.locate(x, y);
+        let k = j * self.nx + i;
+        let (a, b, c, d) = (
+            self.h[k],
+            self.h[k + 1],
+            self.h[k + self.nx],
+            self.h[k + self.nx + 1],
+        );
+        let inside_x = x > self.x0 && x < self.x0 + (self.nx - 1) as f64 * self.cell;
+        let inside_y = y > self.y0 && y < self.y0 + (self.ny - 1) as f64 * self.cell;
+        let gx = if inside_x {
+            ((b - a) * (1.0 - fv) + (d - c) * fv) / self.cell
+        } else {
+            0.0
+        };
+        let gy = if inside_y {
+            ((c - a) * (1.0 - fu) + (d - b) * fu) / self.cell
+        } else {
+            0.0
+        };
+        Vector3::new(-gx, -gy, 1.0).normalize()
+    }
+
+    /// An upper bound of the height over [x0, x1] x [y0, y1], m.
+    pub fn max_height(&self, x0: f64, x1: f64, y0: f64, y1: f64) -> f64 {
+        let (i0, j0, _, _) = self.locate(x0, y0);
+        let (i1, j1, _, _) = self.locate(x1, y1);
+        let bny = self.block_max.len() / self.bnx;
+        let mut m = f64::NEG_INFINITY;
+        for bj in (j0 / BLOCK).min(bny - 1)..=((j1 + 1) / BLOCK).min(bny - 1) {
+            for bi in (i0 / BLOCK).min(self.bnx - 1)..=((i1 + 1) / BLOCK).min(self.bnx - 1) {
+                m = m.max(self.block_max[bj * self.bnx + bi]);
+            }
+        }
+        m
+    }
 }
 
 impl Surface {
+    /// Ground height at (x, y), m.
+    pub fn height_at(&self, x: f64, y: f64) -> f64 {
+        match self {
+            Surface::Field(f) => f.height(x, y),
+            _ => self.height(x),
+        }
+    }
+
+    /// An upper bound of the ground height over [x0, x1] x [y0, y1], m (exact for
+    /// planes and profiles).
+    pub fn max_height_rect(&self, x0: f64, x1: f64, y0: f64, y1: f64) -> f64 {
+        match self {
+            Surface::Field(f) => f.max_height(x0, x1, y0, y1),
+            _ => self.max_height_x(x0, x1),
+        }
+    }
+
     /// Ground height under (x, y), m.
+    /// (For a height field: along y = 0; see [`Surface::height_at`].)
     pub fn height(&self, x: f64) -> f64 {
         match self {
             Surface::Plane { height, angle } => height + x * angle.tan(),
             Surface::Profile { points } => profile_height(points, x),
+            Surface::Field(f) => f.height(x, 0.0),
         }
     }
 
     /// Highest ground between x0 and x1 (x0 <= x1), m. Exact: the surface is
     /// piecewise linear in x.
     pub fn max_height_x(&self, x0: f64, x1: f64) -> f64 {
+        if let Surface::Field(f) = self {
+            return f.max_height(x0, x1, f64::NEG_INFINITY, f64::INFINITY);
+        }
         let mut top = self.height(x0).max(self.height(x1));
         if let Surface::Profile { points } = self {
             for p in points.iter().filter(|p| p[0] > x0 && p[0] < x1) {
@@ -61,6 +198,18 @@ impl Surface {
                 }
             }
             Surface::Profile { points } => closest_on_profile(points, p),
+            // the local tangent plane under p (Buse 2023, section 3.2: the surface
+            // approximated by one frame at the query position)
+            Surface::Field(f) => {
+                let normal = f.normal(p.x, p.y);
+                let origin = Vector3::new(p.x, p.y, f.height(p.x, p.y));
+                let distance = (p - origin).dot(&normal);
+                SurfacePoint {
+                    point: p - normal * distance,
+                    normal,
+                    distance,
+                }
+            }
         }
     }
 

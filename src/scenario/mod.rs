@@ -96,6 +96,13 @@ impl Scenario {
     /// Asset files the scenario references: (field path, path as written).
     pub fn asset_references(&self) -> Vec<(String, String)> {
         let mut out = vec![];
+        if let SurfaceSpec::Generated(p) = &self.terrain.surface {
+            for (k, l) in p.layers.iter().enumerate() {
+                if let crate::assets::surface::Layer::HeightMap { file, .. } = l {
+                    out.push((format!("terrain.surface.layers[{k}].file"), file.clone()));
+                }
+            }
+        }
         for (i, b) in self.bodies.iter().enumerate() {
             match &b.shape {
                 Shape::ConvexMesh { file, .. } => {

@@ -214,6 +214,12 @@ pub enum SurfaceSpec {
     /// the first and after the last (FMI parameters `terrain.profile_x[i]`,
     /// `terrain.profile_z[i]`).
     Profile { points: Vec<[f64; 2]> },
+    /// A procedural surface of the asset generator (`layers` summed: slope, profile,
+    /// height map, noise), sampled every `resolution` m over `extent` and bilinear in
+    /// between, the edge continued outside. Height-map files are relative to the
+    /// scenario (the packager copies them). For SCM soil and spheres; other bodies
+    /// see the local tangent plane. No FMI parameters.
+    Generated(crate::assets::surface::SurfaceParams),
 }
 
 /// One ramp of a [`SurfaceSpec::Ramps`] surface.

@@ -260,6 +260,17 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 }
             }
         }
+        SurfaceSpec::Generated(p) => {
+            if let Err(e) = p.validate() {
+                match e {
+                    crate::assets::AssetError::Param { field, message } => {
+                        let rest = field.split_once('.').map_or("", |(_, r)| r);
+                        c.err(format!("terrain.surface.{rest}"), message);
+                    }
+                    e => c.err("terrain.surface", e.to_string()),
+                }
+            }
+        }
         SurfaceSpec::Profile { points } => {
             if points.len() < 2 {
                 c.err(
@@ -548,7 +559,7 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
                 && !flat_terrain
                 && !matches!(body.shape, Shape::Sphere { .. })
             {
-                c.err(&p, format!("'{}': only spheres touch a ramps or profile terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
+                c.err(&p, format!("'{}': only spheres touch a ramps, profile or generated terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
             }
         }
         let key = if a < b {

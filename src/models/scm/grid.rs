@@ -106,8 +106,8 @@ impl PartialEq for SoilGrid {
 }
 
 /// Base surface height at (x, y), m.
-pub fn base_height(base: &Surface, x: f64, _y: f64) -> f64 {
-    base.height(x)
+pub fn base_height(base: &Surface, x: f64, y: f64) -> f64 {
+    base.height_at(x, y)
 }
 
 impl SoilGrid {
@@ -190,7 +190,9 @@ impl SoilGrid {
                     None => {
                         let x0 = (ti * TILE) as f64 * self.ds;
                         let x1 = ((ti + 1) * TILE - 1) as f64 * self.ds;
-                        base.max_height_x(x0, x1)
+                        let y0 = (tj * TILE) as f64 * self.ds;
+                        let y1 = ((tj + 1) * TILE - 1) as f64 * self.ds;
+                        base.max_height_rect(x0, x1, y0, y1)
                     }
                 };
                 top = top.max(h);
