@@ -100,13 +100,17 @@ pub struct Workspace {
     pub(crate) deposit: Vec<f64>,
     pub(crate) border: Vec<u32>,
     pub(crate) weights: Vec<f64>,
-    /// Window coordinates (i, j) of the border nodes.
+    /// Border nodes the radial field feeds.
+    pub(crate) radial: Vec<u32>,
+    /// Window coordinates (i, j) of those nodes.
     pub(crate) border_ij: Vec<[f64; 2]>,
     /// Radial-field sources per node block: volume, volume x i, volume x j.
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
     /// The last result.
     pub result: ContactResult,
+    /// Horizontal velocity of the body origin at the last evaluation, m/s (x, y).
+    pub(crate) body_v: [f64; 2],
 }
 
 fn clear_result(ws: &mut Workspace) -> ContactResult {
@@ -374,5 +378,6 @@ pub fn evaluate(
         });
     }
     ws.result = res;
+    ws.body_v = [motion.v.x, motion.v.y];
     res
 }

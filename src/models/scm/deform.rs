@@ -16,6 +16,9 @@ use nalgebra::Vector3;
 /// Erosion sweeps per soil update.
 pub const EROSION_SWEEPS: usize = 6;
 
+/// Below this speed of its origin (m/s) a body's radial field feeds its whole border.
+pub const RADIAL_REST_SPEED: f64 = 1e-3;
+
 /// Edge of the blocks of footprint nodes whose radial-field sources are lumped, nodes.
 pub const CLUSTER: usize = 4;
 
@@ -102,13 +105,36 @@ pub fn update(
     if ws.border.is_empty() {
         return;
     }
-    ws.weights.resize(ws.border.len(), 0.0);
+    // The radial (sinkage) field of a moving body feeds the border beside its path:
+    // the border ahead is the parallel field's (bulldozing), and the border behind is
+    // the rut the body leaves, which the displaced soil does not flow back into. Border
+    // nodes within 45 degrees of the direction of travel, seen from the footprint's
+    // centre, are left out; a body at rest (slower than `RADIAL_REST_SPEED`) feeds the
+    // whole border, as the paper's Fig. 13.
+    let (vx, vy) = (ws.body_v[0], ws.body_v[1]);
+    let speed = vx.hypot(vy);
+    let (mut ci, mut cj) = (0.0, 0.0);
+    for f in &ws.foot {
+        ci += (f.k as usize % nx) as f64;
+        cj += (f.k as usize / nx) as f64;
+    }
+    ci /= ws.foot.len() as f64;
+    cj /= ws.foot.len() as f64;
+    let beside = |b: u32| {
+        let (di, dj) = ((b as usize % nx) as f64 - ci, (b as usize / nx) as f64 - cj);
+        (di * vx + dj * vy).abs() <= std::f64::consts::FRAC_1_SQRT_2 * di.hypot(dj) * speed
+    };
+    let moving = speed > RADIAL_REST_SPEED && ws.border.iter().any(|&b| beside(b));
     ws.border_ij.clear();
-    ws.border_ij.extend(
-        ws.border
-            .iter()
-            .map(|&b| [(b as usize % nx) as f64, (b as usize / nx) as f64]),
-    );
+    ws.radial.clear();
+    for &b in &ws.border {
+        if !moving || beside(b) {
+            ws.radial.push(b);
+            ws.border_ij
+                .push([(b as usize % nx) as f64, (b as usize / nx) as f64]);
+        }
+    }
+    ws.weights.resize(ws.radial.len(), 0.0);
     let ncx = nx.div_ceil(CLUSTER);
     ws.cluster.clear();
     ws.cluster
@@ -174,7 +200,7 @@ pub fn update(
             total += *w;
         }
         let scale = m / total;
-        for (w, &b) in ws.weights.iter().zip(&ws.border) {
+        for (w, &b) in ws.weights.iter().zip(&ws.radial) {
             ws.deposit[b as usize] += w * scale;
         }
     }
