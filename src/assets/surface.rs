@@ -11,6 +11,7 @@
 
 use super::AssetError;
 use crate::models::scm::mesh::TriMesh;
+use crate::models::terrain::HeightField;
 use nalgebra::Vector3;
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin, RidgedMulti, Simplex};
 use rayon::prelude::*;
@@ -219,32 +220,6 @@ impl SurfaceParams {
     }
 }
 
-/// A height map loaded into memory: `nx` x `ny` heights, row-major (j outer), m.
-#[derive(Debug, Clone)]
-struct Map {
-    nx: usize,
-    ny: usize,
-    h: Vec<f64>,
-    origin: [f64; 2],
-    cell: f64,
-}
-
-impl Map {
-    fn height(&self, x: f64, y: f64) -> f64 {
-        let u = ((x - self.origin[0]) / self.cell).clamp(0.0, (self.nx - 1) as f64);
-        let v = ((y - self.origin[1]) / self.cell).clamp(0.0, (self.ny - 1) as f64);
-        let (i, j) = (
-            (u.floor() as usize).min(self.nx.saturating_sub(2)),
-            (v.floor() as usize).min(self.ny.saturating_sub(2)),
-        );
-        let (fu, fv) = (u - i as f64, v - j as f64);
-        let at = |i: usize, j: usize| self.h[j.min(self.ny - 1) * self.nx + i.min(self.nx - 1)];
-        let a = at(i, j) + (at(i + 1, j) - at(i, j)) * fu;
-        let b = at(i, j + 1) + (at(i + 1, j + 1) - at(i, j + 1)) * fu;
-        a + (b - a) * fv
-    }
-}
-
 enum Source {
     Plane {
         h: f64,
@@ -256,7 +231,7 @@ enum Source {
         s: f64,
         points: Vec<[f64; 2]>,
     },
-    Map(Map),
+    Map(HeightField),
     Fbm(Box<dyn NoiseFn<f64, 2> + Send + Sync>, f64),
 }
 
@@ -296,6 +271,15 @@ fn read_map(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>), AssetE
             ));
         }
         let (nx, ny) = (info.width as usize, info.height as usize);
+        if nx < 2 || ny < 2 {
+            return Err(AssetError::param(
+                field,
+                format!(
+                    "{}: needs at least 2 x 2 pixels, has {nx} x {ny}",
+                    path.display()
+                ),
+            ));
+        }
         let h = match info.bit_depth {
             png::BitDepth::Eight => buf[..nx * ny].iter().map(|&v| v as f64 / 255.0).collect(),
             png::BitDepth::Sixteen => buf[..2 * nx * ny]
@@ -343,10 +327,13 @@ fn read_map(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>), AssetE
         ny += 1;
         h.extend(vals);
     }
-    if nx == 0 {
+    if nx < 2 || ny < 2 {
         return Err(AssetError::param(
             field,
-            format!("{}: no values", path.display()),
+            format!(
+                "{}: needs at least 2 x 2 values, has {nx} x {ny}",
+                path.display()
+            ),
         ));
     }
     Ok((nx, ny, h))
@@ -388,13 +375,8 @@ impl Terrain {
                 } => {
                     let path: PathBuf = dir.join(file);
                     let (nx, ny, v) = read_map(&path, &format!("surface.layers[{k}].file"))?;
-                    Source::Map(Map {
-                        nx,
-                        ny,
-                        h: v.iter().map(|v| offset + scale * v).collect(),
-                        origin: *origin,
-                        cell: *cell,
-                    })
+                    let h = v.iter().map(|v| offset + scale * v).collect();
+                    Source::Map(HeightField::new(origin[0], origin[1], *cell, nx, ny, h))
                 }
                 Layer::Noise {
                     kind,
@@ -406,36 +388,27 @@ impl Terrain {
                     persistence,
                     seed,
                 } => {
-                    let o = *octaves as usize;
+                    // one fractal's settings, for any basis and kind of fractal
+                    fn set<T: MultiFractal>(t: T, o: usize, f: f64, l: f64, p: f64) -> T {
+                        t.set_octaves(o)
+                            .set_frequency(f)
+                            .set_lacunarity(l)
+                            .set_persistence(p)
+                    }
+                    let a = (*octaves as usize, *frequency, *lacunarity, *persistence);
                     let f: Box<dyn NoiseFn<f64, 2> + Send + Sync> = match (kind, fractal) {
-                        (NoiseKind::Perlin, Fractal::Fbm) => Box::new(
-                            Fbm::<Perlin>::new(*seed)
-                                .set_octaves(o)
-                                .set_frequency(*frequency)
-                                .set_lacunarity(*lacunarity)
-                                .set_persistence(*persistence),
-                        ),
-                        (NoiseKind::Simplex, Fractal::Fbm) => Box::new(
-                            Fbm::<Simplex>::new(*seed)
-                                .set_octaves(o)
-                                .set_frequency(*frequency)
-                                .set_lacunarity(*lacunarity)
-                                .set_persistence(*persistence),
-                        ),
-                        (NoiseKind::Perlin, Fractal::Ridged) => Box::new(
-                            RidgedMulti::<Perlin>::new(*seed)
-                                .set_octaves(o)
-                                .set_frequency(*frequency)
-                                .set_lacunarity(*lacunarity)
-                                .set_persistence(*persistence),
-                        ),
-                        (NoiseKind::Simplex, Fractal::Ridged) => Box::new(
-                            RidgedMulti::<Simplex>::new(*seed)
-                                .set_octaves(o)
-                                .set_frequency(*frequency)
-                                .set_lacunarity(*lacunarity)
-                                .set_persistence(*persistence),
-                        ),
+                        (NoiseKind::Perlin, Fractal::Fbm) => {
+                            Box::new(set(Fbm::<Perlin>::new(*seed), a.0, a.1, a.2, a.3))
+                        }
+                        (NoiseKind::Simplex, Fractal::Fbm) => {
+                            Box::new(set(Fbm::<Simplex>::new(*seed), a.0, a.1, a.2, a.3))
+                        }
+                        (NoiseKind::Perlin, Fractal::Ridged) => {
+                            Box::new(set(RidgedMulti::<Perlin>::new(*seed), a.0, a.1, a.2, a.3))
+                        }
+                        (NoiseKind::Simplex, Fractal::Ridged) => {
+                            Box::new(set(RidgedMulti::<Simplex>::new(*seed), a.0, a.1, a.2, a.3))
+                        }
                     };
                     Source::Fbm(f, *amplitude)
                 }
@@ -485,14 +458,7 @@ impl Terrain {
                 progress(n, ny as u64);
             }
         });
-        HeightGrid {
-            x0,
-            y0,
-            cell: d,
-            nx,
-            ny,
-            h,
-        }
+        HeightField::new(x0, y0, d, nx, ny, h)
     }
 }
 
@@ -508,18 +474,11 @@ fn profile(points: &[[f64; 2]], s: f64) -> f64 {
     a[1] + (b[1] - a[1]) * (s - a[0]) / (b[0] - a[0])
 }
 
-/// Heights on a regular grid: node (i, j) at (x0 + i cell, y0 + j cell), row-major.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeightGrid {
-    pub x0: f64,
-    pub y0: f64,
-    pub cell: f64,
-    pub nx: usize,
-    pub ny: usize,
-    pub h: Vec<f64>,
-}
+/// A sampled surface: the terrain model's height field (node (i, j) at
+/// (x0 + i cell, y0 + j cell), row-major), here with its outputs.
+pub use crate::models::terrain::HeightField as HeightGrid;
 
-impl HeightGrid {
+impl HeightField {
     /// Lowest and highest height, m.
     pub fn range(&self) -> (f64, f64) {
         self.h

@@ -223,10 +223,7 @@ impl World {
                 let dir = asset_dir.unwrap_or(std::path::Path::new("."));
                 let t = crate::assets::surface::Terrain::new(p, dir)
                     .map_err(|e| WorldError::Asset(format!("terrain.surface: {e}")))?;
-                let g = t.grid(p, &|_, _| {});
-                Some(Arc::new(crate::models::terrain::HeightField::new(
-                    g.x0, g.y0, g.cell, g.nx, g.ny, g.h,
-                )))
+                Some(Arc::new(t.grid(p, &|_, _| {})))
             }
             _ => None,
         };

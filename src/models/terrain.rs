@@ -85,16 +85,18 @@ impl HeightField {
         (i, j, u - i as f64, v - j as f64)
     }
 
-    /// Height at (x, y), m.
-    pub fn height(&self, x: f64, y: f64) -> f64 {
+    /// The bilinear patch under (x, y): its corner heights (i, j), (i+1, j), (i, j+1),
+    /// (i+1, j+1) and the fractions of (x, y) across it.
+    fn patch(&self, x: f64, y: f64) -> ([f64; 4], f64, f64) {
         let (i, j, fu, fv) = self.locate(x, y);
         let k = j * self.nx + i;
-        let (a, b, c, d) = (
-            self.h[k],
-            self.h[k + 1],
-            self.h[k + self.nx],
-            self.h[k + self.nx + 1],
-        );
+        let h = &self.h;
+        ([h[k], h[k + 1], h[k + self.nx], h[k + self.nx + 1]], fu, fv)
+    }
+
+    /// Height at (x, y), m.
+    pub fn height(&self, x: f64, y: f64) -> f64 {
+        let ([a, b, c, d], fu, fv) = self.patch(x, y);
         let lo = a + (b - a) * fu;
         let hi = c + (d - c) * fu;
         lo + (hi - lo) * fv
@@ -102,14 +104,7 @@ impl HeightField {
 
     /// Unit upward normal of the bilinear patch at (x, y) (flat outside the grid).
     pub fn normal(&self, x: f64, y: f64) -> Vector3<f64> {
-        let (i, j, fu, fv) = self.locate(x, y);
-        let k = j * self.nx + i;
-        let (a, b, c, d) = (
-            self.h[k],
-            self.h[k + 1],
-            self.h[k + self.nx],
-            self.h[k + self.nx + 1],
-        );
+        let ([a, b, c, d], fu, fv) = self.patch(x, y);
         let inside_x = x > self.x0 && x < self.x0 + (self.nx - 1) as f64 * self.cell;
         let inside_y = y > self.y0 && y < self.y0 + (self.ny - 1) as f64 * self.cell;
         let gx = if inside_x {
