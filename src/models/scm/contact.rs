@@ -92,6 +92,9 @@ pub struct Workspace {
     /// Node data of the footprint nodes, same order.
     pub foot: Vec<FootNode>,
     pub(crate) dist2: Vec<f64>,
+    /// The footprint's box (mask and squared distances) for the distance transform.
+    sub_mask: Vec<bool>,
+    sub_dist2: Vec<f64>,
     pub(crate) arg: Vec<u32>,
     edt: Edt,
     gamma: Vec<f64>,
@@ -314,8 +317,34 @@ pub fn evaluate(
     let shear = p_mean * p.phi.tan();
     let chi = if p.c > 0.0 { p.c / (p.c + shear) } else { 0.0 };
     if chi > 0.0 {
-        ws.edt
-            .outside_distance(&ws.mask, nx, rect.ny as usize, &mut ws.dist2, &mut ws.arg);
+        // the transform over the footprint's bounding box grown by one node only: the
+        // nearest node outside the footprint of any of its nodes lies in that box
+        // (clamping an outside node onto the box brings it no farther), so this is
+        // exact. The footprint never touches the window's edge: the box fits in it.
+        let (mut i0, mut i1, mut j0, mut j1) = (usize::MAX, 0, usize::MAX, 0);
+        for &k in &ws.nodes {
+            let (i, j) = (k as usize % nx, k as usize / nx);
+            (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
+        }
+        let (i0, i1, j0, j1) = (i0 - 1, i1 + 1, j0 - 1, j1 + 1);
+        let sx = i1 - i0 + 1;
+        ws.sub_mask.clear();
+        for j in j0..=j1 {
+            ws.sub_mask
+                .extend_from_slice(&ws.mask[j * nx + i0..=j * nx + i1]);
+        }
+        ws.edt.outside_distance(
+            &ws.sub_mask,
+            sx,
+            j1 - j0 + 1,
+            &mut ws.sub_dist2,
+            &mut ws.arg,
+        );
+        ws.dist2.resize(len, 0.0);
+        for &k in &ws.nodes {
+            let (i, j) = (k as usize % nx, k as usize / nx);
+            ws.dist2[k as usize] = ws.sub_dist2[(j - j0) * sx + (i - i0)];
+        }
     }
     pressure_weights(chi, &ws.nodes, &ws.dist2, &mut ws.gamma);
     // node forces, eq. (7), (8); totals, eq. (9)
