@@ -294,24 +294,28 @@ struct RocksArgs {
     per_rock: bool,
 }
 
-/// A progress bar that shows up only once the work has taken a second.
+/// A progress bar per stage ("sampling", "placing rocks", "writing <file>") that
+/// shows up only once the command has run for a second.
 struct Progress {
     start: Instant,
-    bar: Mutex<Option<ProgressBar>>,
-    what: &'static str,
+    bar: Mutex<Option<(String, ProgressBar)>>,
 }
 
 impl Progress {
-    fn new(what: &'static str) -> Progress {
+    fn new() -> Progress {
         Progress {
             start: Instant::now(),
             bar: Mutex::new(None),
-            what,
         }
     }
 
-    fn update(&self, done: u64, total: u64) {
+    fn update(&self, stage: &str, done: u64, total: u64) {
         let mut bar = self.bar.lock().unwrap_or_else(|e| e.into_inner());
+        if bar.as_ref().is_some_and(|(s, _)| s != stage) {
+            if let Some((_, b)) = bar.take() {
+                b.finish_and_clear();
+            }
+        }
         if bar.is_none() && self.start.elapsed() > Duration::from_secs(1) && done < total {
             let b = ProgressBar::new(total);
             b.set_style(
@@ -319,16 +323,16 @@ impl Progress {
                     .expect("valid template")
                     .progress_chars("=> "),
             );
-            b.set_message(self.what);
-            *bar = Some(b);
+            b.set_message(stage.to_string());
+            *bar = Some((stage.to_string(), b));
         }
-        if let Some(b) = bar.as_ref() {
+        if let Some((_, b)) = bar.as_ref() {
             b.set_position(done);
         }
     }
 
     fn finish(&self) {
-        if let Some(b) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        if let Some((_, b)) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).take() {
             b.finish_and_clear();
         }
     }
@@ -410,11 +414,10 @@ pub fn run(a: AssetArgs) -> Result<(), String> {
         })
         .collect();
     let t0 = Instant::now();
-    let progress = Progress::new(match req {
-        AssetRequest::Rocks(_) => "placing rocks",
-        _ => "sampling rows",
+    let progress = Progress::new();
+    let result = assets::write(&req, &src, &a.out, &formats, &|s, d, t| {
+        progress.update(s, d, t)
     });
-    let result = assets::write(&req, &src, &a.out, &formats, &|d, t| progress.update(d, t));
     progress.finish();
     let w = result.map_err(|e| e.to_string())?;
     eprintln!(

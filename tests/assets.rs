@@ -189,13 +189,13 @@ fn the_same_request_gives_the_same_bytes_and_the_cache_reuses_them() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let formats = [MeshFormat::Obj, MeshFormat::Ply, MeshFormat::Stl];
     for req in requests(src.path()) {
-        let wa = assets::write(&req, src.path(), a.path(), &formats, &|_, _| {}).unwrap();
+        let wa = assets::write(&req, src.path(), a.path(), &formats, &|_, _, _| {}).unwrap();
         // a second generation elsewhere, in a pool of another size
         let wb = rayon::ThreadPoolBuilder::new()
             .num_threads(3)
             .build()
             .unwrap()
-            .install(|| assets::write(&req, src.path(), b.path(), &formats, &|_, _| {}))
+            .install(|| assets::write(&req, src.path(), b.path(), &formats, &|_, _, _| {}))
             .unwrap();
         assert!(!wa.reused && !wb.reused);
         assert_eq!(wa.id, wb.id);
@@ -220,7 +220,7 @@ fn the_same_request_gives_the_same_bytes_and_the_cache_reuses_them() {
             .iter()
             .map(|f| std::fs::metadata(f).unwrap().modified().unwrap())
             .collect();
-        let again = assets::write(&req, src.path(), a.path(), &formats, &|_, _| {}).unwrap();
+        let again = assets::write(&req, src.path(), a.path(), &formats, &|_, _, _| {}).unwrap();
         assert!(again.reused, "{} not reused", req.prefix());
         assert_eq!(again.files, wa.files);
         let after: Vec<_> = wa
@@ -232,7 +232,7 @@ fn the_same_request_gives_the_same_bytes_and_the_cache_reuses_them() {
         // a file gone: generated again
         std::fs::remove_file(wa.files.last().unwrap()).unwrap();
         assert!(
-            !assets::write(&req, src.path(), a.path(), &formats, &|_, _| {})
+            !assets::write(&req, src.path(), a.path(), &formats, &|_, _, _| {})
                 .unwrap()
                 .reused
         );

@@ -10,16 +10,36 @@ use std::io::{self, Write};
 /// The mesh as OBJ text (`v x y z` lines, then `f a b c` with 1-based indices), with
 /// `header` lines as comments.
 pub fn obj_string(mesh: &TriMesh, header: &[String]) -> String {
+    obj_string_reporting(mesh, header, &|_, _| {})
+}
+
+/// [`obj_string`], calling `progress(lines written, lines)` every 65536 lines.
+pub fn obj_string_reporting(
+    mesh: &TriMesh,
+    header: &[String],
+    progress: &dyn Fn(u64, u64),
+) -> String {
+    let total = (mesh.vertices.len() + mesh.triangles.len()) as u64;
+    let mut done = 0u64;
+    let mut tick = || {
+        done += 1;
+        if done % 65536 == 0 {
+            progress(done, total);
+        }
+    };
     let mut s = String::with_capacity(40 * mesh.vertices.len() + 24 * mesh.triangles.len());
     for h in header {
         let _ = writeln!(s, "# {h}");
     }
     for v in &mesh.vertices {
         let _ = writeln!(s, "v {} {} {}", v.x, v.y, v.z);
+        tick();
     }
     for t in &mesh.triangles {
         let _ = writeln!(s, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
+        tick();
     }
+    progress(total, total);
     s
 }
 

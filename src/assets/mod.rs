@@ -204,9 +204,14 @@ fn put(path: &Path, bytes: &[u8]) -> Result<(), AssetError> {
     std::fs::rename(&tmp, path).map_err(AssetError::io(path))
 }
 
-fn mesh_bytes(m: &TriMesh, f: MeshFormat, header: &[String]) -> Vec<u8> {
+fn mesh_bytes(
+    m: &TriMesh,
+    f: MeshFormat,
+    header: &[String],
+    progress: &dyn Fn(u64, u64),
+) -> Vec<u8> {
     match f {
-        MeshFormat::Obj => io::obj_string(m, header).into_bytes(),
+        MeshFormat::Obj => io::obj_string_reporting(m, header, progress).into_bytes(),
         MeshFormat::Ply => {
             let mut b = vec![];
             io::write_ply(m, &mut b).expect("writing to memory");
@@ -236,13 +241,14 @@ fn mass_json(m: &mass::MassProperties, density: Option<f64>) -> Value {
 
 /// Generates `req` into `out` (created if missing), or reuses the files of an earlier
 /// run. `src` is the folder height-map paths are relative to; `formats` the mesh
-/// formats (at least one); `progress(done, total)` reports long work.
+/// formats (at least one); `progress(stage, done, total)` reports long work (stages
+/// "sampling", "placing rocks", "writing <file>").
 pub fn write(
     req: &AssetRequest,
     src: &Path,
     out: &Path,
     formats: &[MeshFormat],
-    progress: &(dyn Fn(u64, u64) + Sync),
+    progress: &(dyn Fn(&str, u64, u64) + Sync),
 ) -> Result<Written, AssetError> {
     req.validate()?;
     let formats = if formats.is_empty() {
@@ -298,7 +304,13 @@ pub fn write(
         AssetRequest::Wheel(p) => {
             let m = wheel::generate(p)?;
             for &f in formats {
-                emit(format!("{stem}.{}", f.ext()), &mesh_bytes(&m, f, &header))?;
+                let name = format!("{stem}.{}", f.ext());
+                emit(
+                    name.clone(),
+                    &mesh_bytes(&m, f, &header, &|d, t| {
+                        progress(&format!("writing {name}"), d, t)
+                    }),
+                )?;
             }
             extra["vertices"] = json!(m.vertices.len());
             extra["triangles"] = json!(m.triangles.len());
@@ -309,7 +321,7 @@ pub fn write(
             for &f in formats {
                 emit(
                     format!("{stem}.{}", f.ext()),
-                    &mesh_bytes(&r.mesh, f, &header),
+                    &mesh_bytes(&r.mesh, f, &header, &|_, _| {}),
                 )?;
             }
             extra["vertices"] = json!(r.mesh.vertices.len());
@@ -318,12 +330,18 @@ pub fn write(
         }
         AssetRequest::Surface(p) => {
             let t = surface::Terrain::new(p, src)?;
-            let g = t.grid(p, progress);
+            let g = t.grid(p, &|d, n| progress("sampling", d, n));
             let (lo, hi) = g.range();
             emit(format!("{stem}.png"), &g.png16()?)?;
             let m = g.mesh();
             for &f in formats {
-                emit(format!("{stem}.{}", f.ext()), &mesh_bytes(&m, f, &header))?;
+                let name = format!("{stem}.{}", f.ext());
+                emit(
+                    name.clone(),
+                    &mesh_bytes(&m, f, &header, &|d, t| {
+                        progress(&format!("writing {name}"), d, t)
+                    }),
+                )?;
             }
             // the PNG as a height-map layer gives the grid back (16-bit quantized)
             extra["height_grid"] = json!({
@@ -334,13 +352,19 @@ pub fn write(
             });
         }
         AssetRequest::Rocks(p) => {
-            let field = rockfield::generate(p, src, progress)?;
+            let field = rockfield::generate(p, src, &|d, n| progress("placing rocks", d, n))?;
             let mut placements = vec![];
             match p.layout {
                 rockfield::FieldLayout::Merged => {
                     let m = field.merged();
                     for &f in formats {
-                        emit(format!("{stem}.{}", f.ext()), &mesh_bytes(&m, f, &header))?;
+                        let name = format!("{stem}.{}", f.ext());
+                        emit(
+                            name.clone(),
+                            &mesh_bytes(&m, f, &header, &|d, t| {
+                                progress(&format!("writing {name}"), d, t)
+                            }),
+                        )?;
                     }
                     for r in &field.rocks {
                         placements.push(serde_json::to_value(r).expect("serializes"));
@@ -356,7 +380,7 @@ pub fn write(
                         let mut files = vec![];
                         for &f in formats {
                             let name = format!("{stem}/rock_{k:0width$}.{}", f.ext());
-                            emit(name.clone(), &mesh_bytes(&m, f, &header))?;
+                            emit(name.clone(), &mesh_bytes(&m, f, &header, &|_, _| {}))?;
                             files.push(name);
                         }
                         v["files"] = json!(files);

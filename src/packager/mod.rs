@@ -140,7 +140,7 @@ pub fn package(
                 dir,
                 &cache,
                 &[crate::assets::MeshFormat::Obj],
-                &|_, _| {},
+                &|_, _, _| {},
             )
             .map_err(|e| PackageError::Io {
                 path: format!("bodies[{i}].shape.asset"),
