@@ -340,23 +340,6 @@ fn the_command_line_writes_and_reuses_assets() {
     assert!(!ok && err.contains("params.radius"), "{err}");
 }
 
-fn world_output(w: &mut contact_fmu::cosim::World, name: &str) -> f64 {
-    use contact_fmu::cosim::variables::VarType;
-    let var = w
-        .table()
-        .by_name(name)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-        .clone();
-    if var.ty == VarType::Integer {
-        let mut o = [0];
-        w.get_integers(&[var.vr], &mut o).unwrap();
-        return o[0] as f64;
-    }
-    let mut o = [0.0];
-    w.get_reals(&[var.vr], &mut o).unwrap();
-    o[0]
-}
-
 fn example_world(name: &str) -> contact_fmu::cosim::World {
     let path = common::root().join("examples").join(format!("{name}.json"));
     let s = contact_fmu::scenario::load(&path).unwrap();
@@ -401,7 +384,7 @@ fn scenarios_use_generated_shapes_and_the_fmu_carries_their_meshes() {
     // the rock falls, bounces, tumbles and comes to rest on the ground
     let mut w = example_world("bbcc_rock_drop");
     let pos = |w: &mut contact_fmu::cosim::World| {
-        ["rock.r[1]", "rock.r[2]", "rock.r[3]"].map(|n| world_output(w, n))
+        ["rock.r[1]", "rock.r[2]", "rock.r[3]"].map(|n| common::world_get(w, n))
     };
     for _ in 0..5000 {
         w.do_step(1e-3).unwrap();
@@ -430,8 +413,8 @@ fn scenarios_use_generated_shapes_and_the_fmu_carries_their_meshes() {
         w.do_step(1e-2).unwrap();
     }
     let (fz, nodes) = (
-        world_output(&mut w, "wheel.f[3]"),
-        world_output(&mut w, "wheel.contact_nodes"),
+        common::world_get(&mut w, "wheel.f[3]"),
+        common::world_get(&mut w, "wheel.contact_nodes"),
     );
     eprintln!("generated wheel on SCM: Fz = {fz:.1} N on {nodes} footprint nodes");
     assert!(fz > 20.0 && nodes > 50.0, "{fz} N, {nodes} nodes");

@@ -5,7 +5,8 @@
 
 mod common;
 
-use contact_fmu::cosim::variables::{Phase, VarType};
+use common::{world_get as get, world_set as set};
+use contact_fmu::cosim::variables::Phase;
 use contact_fmu::cosim::World;
 use contact_fmu::scenario;
 use fmi::fmi2::instance::{CoSimulation, Common};
@@ -21,37 +22,6 @@ fn world(name: &str, params: &[(&str, f64)]) -> World {
     }
     w.exit_initialization().unwrap();
     w
-}
-
-fn set(w: &mut World, name: &str, x: f64, phase: Phase) {
-    let var = w
-        .table()
-        .by_name(name)
-        .unwrap_or_else(|| panic!("no variable {name}"))
-        .clone();
-    match var.ty {
-        VarType::Real => w.set_reals(&[var.vr], &[x], phase).unwrap(),
-        VarType::Integer => w.set_integers(&[var.vr], &[x as i32], phase).unwrap(),
-        VarType::Boolean => w.set_booleans(&[var.vr], &[x != 0.0], phase).unwrap(),
-        VarType::String => unreachable!(),
-    }
-}
-
-fn get(w: &mut World, name: &str) -> f64 {
-    let var = w.table().by_name(name).unwrap().clone();
-    match var.ty {
-        VarType::Real => {
-            let mut o = [0.0];
-            w.get_reals(&[var.vr], &mut o).unwrap();
-            o[0]
-        }
-        VarType::Integer => {
-            let mut o = [0];
-            w.get_integers(&[var.vr], &mut o).unwrap();
-            o[0] as f64
-        }
-        _ => unreachable!(),
-    }
 }
 
 /// Mean of `names` outputs over `t_avg` s after running `t_run` s (step `h`).

@@ -239,6 +239,37 @@ fn mass_json(m: &mass::MassProperties, density: Option<f64>) -> Value {
     v
 }
 
+/// Writes an asset's files into `out`, remembering their names for the sidecar.
+struct Emitter<'a> {
+    out: &'a Path,
+    formats: &'a [MeshFormat],
+    header: Vec<String>,
+    progress: &'a (dyn Fn(&str, u64, u64) + Sync),
+    names: Vec<String>,
+}
+
+impl Emitter<'_> {
+    /// One file, `name` relative to `out`.
+    fn file(&mut self, name: String, bytes: &[u8]) -> Result<(), AssetError> {
+        put(&self.out.join(&name), bytes)?;
+        self.names.push(name);
+        Ok(())
+    }
+
+    /// `mesh` as `<base>.<ext>` in every format asked for; returns the names.
+    fn mesh(&mut self, mesh: &TriMesh, base: &str) -> Result<Vec<String>, AssetError> {
+        let mut written = vec![];
+        for &f in self.formats {
+            let name = format!("{base}.{}", f.ext());
+            let stage = format!("writing {name}");
+            let bytes = mesh_bytes(mesh, f, &self.header, &|d, t| (self.progress)(&stage, d, t));
+            self.file(name.clone(), &bytes)?;
+            written.push(name);
+        }
+        Ok(written)
+    }
+}
+
 /// Generates `req` into `out` (created if missing), or reuses the files of an earlier
 /// run. `src` is the folder height-map paths are relative to; `formats` the mesh
 /// formats (at least one); `progress(stage, done, total)` reports long work (stages
@@ -293,37 +324,25 @@ pub fn write(
         format!("contact-fmu asset {stem}"),
         format!("generator {GENERATOR_VERSION}"),
     ];
-    let mut names: Vec<String> = vec![];
-    let mut emit = |name: String, bytes: &[u8]| -> Result<(), AssetError> {
-        put(&out.join(&name), bytes)?;
-        names.push(name);
-        Ok(())
+    let mut files = Emitter {
+        out,
+        formats,
+        header,
+        progress,
+        names: vec![],
     };
     let mut extra = json!({});
     match req {
         AssetRequest::Wheel(p) => {
             let m = wheel::generate(p)?;
-            for &f in formats {
-                let name = format!("{stem}.{}", f.ext());
-                emit(
-                    name.clone(),
-                    &mesh_bytes(&m, f, &header, &|d, t| {
-                        progress(&format!("writing {name}"), d, t)
-                    }),
-                )?;
-            }
+            files.mesh(&m, &stem)?;
             extra["vertices"] = json!(m.vertices.len());
             extra["triangles"] = json!(m.triangles.len());
             extra["mass_properties"] = mass_json(&mass::mass_properties(&m), None);
         }
         AssetRequest::Rock(p) => {
             let r = rock::generate(p)?;
-            for &f in formats {
-                emit(
-                    format!("{stem}.{}", f.ext()),
-                    &mesh_bytes(&r.mesh, f, &header, &|_, _| {}),
-                )?;
-            }
+            files.mesh(&r.mesh, &stem)?;
             extra["vertices"] = json!(r.mesh.vertices.len());
             extra["triangles"] = json!(r.mesh.triangles.len());
             extra["mass_properties"] = mass_json(&r.mass, Some(2600.0));
@@ -332,17 +351,8 @@ pub fn write(
             let t = surface::Terrain::new(p, src)?;
             let g = t.grid(p, &|d, n| progress("sampling", d, n));
             let (lo, hi) = g.range();
-            emit(format!("{stem}.png"), &g.png16()?)?;
-            let m = g.mesh();
-            for &f in formats {
-                let name = format!("{stem}.{}", f.ext());
-                emit(
-                    name.clone(),
-                    &mesh_bytes(&m, f, &header, &|d, t| {
-                        progress(&format!("writing {name}"), d, t)
-                    }),
-                )?;
-            }
+            files.file(format!("{stem}.png"), &g.png16()?)?;
+            files.mesh(&g.mesh(), &stem)?;
             // the PNG as a height-map layer gives the grid back (16-bit quantized)
             extra["height_grid"] = json!({
                 "file": format!("{stem}.png"),
@@ -356,16 +366,7 @@ pub fn write(
             let mut placements = vec![];
             match p.layout {
                 rockfield::FieldLayout::Merged => {
-                    let m = field.merged();
-                    for &f in formats {
-                        let name = format!("{stem}.{}", f.ext());
-                        emit(
-                            name.clone(),
-                            &mesh_bytes(&m, f, &header, &|d, t| {
-                                progress(&format!("writing {name}"), d, t)
-                            }),
-                        )?;
-                    }
+                    files.mesh(&field.merged(), &stem)?;
                     for r in &field.rocks {
                         placements.push(serde_json::to_value(r).expect("serializes"));
                     }
@@ -375,15 +376,10 @@ pub fn write(
                     std::fs::create_dir_all(&sub).map_err(AssetError::io(&sub))?;
                     let width = field.rocks.len().to_string().len().max(4);
                     for (k, r) in field.rocks.iter().enumerate() {
-                        let m = field.rock_mesh(k);
                         let mut v = serde_json::to_value(r).expect("serializes");
-                        let mut files = vec![];
-                        for &f in formats {
-                            let name = format!("{stem}/rock_{k:0width$}.{}", f.ext());
-                            emit(name.clone(), &mesh_bytes(&m, f, &header, &|_, _| {}))?;
-                            files.push(name);
-                        }
-                        v["files"] = json!(files);
+                        let written =
+                            files.mesh(&field.rock_mesh(k), &format!("{stem}/rock_{k:0width$}"))?;
+                        v["files"] = json!(written);
                         placements.push(v);
                     }
                 }
@@ -408,7 +404,7 @@ pub fn write(
         "id": id,
         "generator": GENERATOR_VERSION,
         "request": req,
-        "files": names,
+        "files": &files.names,
     });
     if let (Some(s), Some(e)) = (sidecar.as_object_mut(), extra.as_object()) {
         for (k, v) in e {
@@ -417,11 +413,11 @@ pub fn write(
     }
     let text = serde_json::to_string_pretty(&sidecar).expect("serializes");
     put(&sidecar_path, text.as_bytes())?;
-    let mut files = vec![sidecar_path];
-    files.extend(names.iter().map(|n| out.join(n)));
+    let mut paths = vec![sidecar_path];
+    paths.extend(files.names.iter().map(|n| out.join(n)));
     Ok(Written {
         id,
-        files,
+        files: paths,
         reused: false,
         sidecar,
     })

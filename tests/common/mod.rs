@@ -2,6 +2,8 @@
 //! API (the `fmi` crate), look up value references by name.
 #![allow(dead_code)]
 
+use contact_fmu::cosim::variables::{Phase, VarType};
+use contact_fmu::cosim::World;
 use contact_fmu::packager;
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation, Common, InstanceCS};
@@ -70,4 +72,37 @@ pub fn get(inst: &mut InstanceCS, vrs: &[u32]) -> Vec<f64> {
 /// Steps from `t` by `h`, panicking on an error status.
 pub fn step(inst: &mut InstanceCS, t: f64, h: f64) {
     CoSimulation::do_step(inst, t, h, true).unwrap();
+}
+
+/// Sets the variable `name` of an in-process World (Real, Integer or Boolean).
+pub fn world_set(w: &mut World, name: &str, x: f64, phase: Phase) {
+    let var = w
+        .table()
+        .by_name(name)
+        .unwrap_or_else(|| panic!("no variable {name}"))
+        .clone();
+    match var.ty {
+        VarType::Real => w.set_reals(&[var.vr], &[x], phase).unwrap(),
+        VarType::Integer => w.set_integers(&[var.vr], &[x as i32], phase).unwrap(),
+        VarType::Boolean => w.set_booleans(&[var.vr], &[x != 0.0], phase).unwrap(),
+        VarType::String => unreachable!(),
+    }
+}
+
+/// Reads the variable `name` of an in-process World (Real or Integer).
+pub fn world_get(w: &mut World, name: &str) -> f64 {
+    let var = w.table().by_name(name).unwrap().clone();
+    match var.ty {
+        VarType::Real => {
+            let mut o = [0.0];
+            w.get_reals(&[var.vr], &mut o).unwrap();
+            o[0]
+        }
+        VarType::Integer => {
+            let mut o = [0];
+            w.get_integers(&[var.vr], &mut o).unwrap();
+            o[0] as f64
+        }
+        _ => unreachable!(),
+    }
 }

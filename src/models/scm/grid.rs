@@ -110,6 +110,23 @@ pub fn base_height(base: &Surface, x: f64, y: f64) -> f64 {
     base.height_at(x, y)
 }
 
+/// Calls `f(i, j, tile key, index in the tile, index in the rect's buffer, length)`
+/// for each run of nodes of one row of `rect` that lie in one tile, row by row.
+fn for_each_run(rect: &Rect, mut f: impl FnMut(i32, i32, (i32, i32), usize, usize, usize)) {
+    let nx = rect.nx as usize;
+    for jj in 0..rect.ny {
+        let j = rect.j0 + jj;
+        let mut ii = 0;
+        while ii < rect.nx {
+            let i = rect.i0 + ii;
+            let (key, local) = SoilGrid::tile_of(i, j);
+            let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
+            f(i, j, key, local, jj as usize * nx + ii as usize, run);
+            ii += run as i32;
+        }
+    }
+}
+
 impl SoilGrid {
     /// An untouched field of spacing `ds` (m) covering `[x0, x1] x [y0, y1]` (m).
     pub fn new(ds: f64, x0: f64, x1: f64, y0: f64, y1: f64) -> SoilGrid {
@@ -221,33 +238,22 @@ impl SoilGrid {
         if n == 0 {
             return;
         }
-        let nx = rect.nx as usize;
-        for jj in 0..rect.ny {
-            let j = rect.j0 + jj;
-            let y = j as f64 * self.ds;
-            let mut ii = 0;
-            while ii < rect.nx {
-                let i = rect.i0 + ii;
-                let (key, local) = Self::tile_of(i, j);
-                // nodes of this tile on this row
-                let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
-                let at = jj as usize * nx + ii as usize;
-                match self.index.get(&key) {
-                    Some(&t) => {
-                        let t = &self.tiles[t as usize];
-                        h[at..at + run].copy_from_slice(&t.h[local..local + run]);
-                        zp[at..at + run].copy_from_slice(&t.zp[local..local + run]);
-                        js[at..at + run].copy_from_slice(&t.j[local..local + run]);
-                    }
-                    None => {
-                        for k in 0..run {
-                            h[at + k] = base_height(base, (i + k as i32) as f64 * self.ds, y);
-                        }
+        for_each_run(rect, |i, j, key, local, at, run| {
+            match self.index.get(&key) {
+                Some(&t) => {
+                    let t = &self.tiles[t as usize];
+                    h[at..at + run].copy_from_slice(&t.h[local..local + run]);
+                    zp[at..at + run].copy_from_slice(&t.zp[local..local + run]);
+                    js[at..at + run].copy_from_slice(&t.j[local..local + run]);
+                }
+                None => {
+                    let y = j as f64 * self.ds;
+                    for k in 0..run {
+                        h[at + k] = base_height(base, (i + k as i32) as f64 * self.ds, y);
                     }
                 }
-                ii += run as i32;
             }
-        }
+        });
     }
 
     fn tile_index(&mut self, base: &Surface, key: (i32, i32)) -> usize {
@@ -294,33 +300,23 @@ impl SoilGrid {
         js: &[f64],
         changed: &[bool],
     ) {
-        let nx = rect.nx as usize;
         self.dirty.clear();
-        for jj in 0..rect.ny {
-            let j = rect.j0 + jj;
-            let mut ii = 0;
-            while ii < rect.nx {
-                let i = rect.i0 + ii;
-                let (key, local) = Self::tile_of(i, j);
-                let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
-                let at = jj as usize * nx + ii as usize;
-                if changed[at..at + run].iter().any(|&c| c) {
-                    let t = self.tile_index(base, key);
-                    if !self.dirty.contains(&(t as u32)) {
-                        self.dirty.push(t as u32);
-                    }
-                    let tile = &mut self.tiles[t];
-                    for k in 0..run {
-                        if changed[at + k] {
-                            tile.h[local + k] = h[at + k];
-                            tile.zp[local + k] = zp[at + k];
-                            tile.j[local + k] = js[at + k];
-                        }
+        for_each_run(rect, |_, _, key, local, at, run| {
+            if changed[at..at + run].iter().any(|&c| c) {
+                let t = self.tile_index(base, key);
+                if !self.dirty.contains(&(t as u32)) {
+                    self.dirty.push(t as u32);
+                }
+                let tile = &mut self.tiles[t];
+                for k in 0..run {
+                    if changed[at + k] {
+                        tile.h[local + k] = h[at + k];
+                        tile.zp[local + k] = zp[at + k];
+                        tile.j[local + k] = js[at + k];
                     }
                 }
-                ii += run as i32;
             }
-        }
+        });
         // tile summaries, once per written tile (same summation order as before)
         for &t in &self.dirty {
             let tile = &mut self.tiles[t as usize];
