@@ -15,7 +15,7 @@ use super::footprint::{area_and_contour, pressure_weights, Edt};
 use super::grid::{Rect, SoilGrid};
 use super::mesh::TriMesh;
 use super::pressure::{bekker, node_pressure};
-use super::SoilParams;
+use super::{ceil_i32, floor_i32, SoilParams};
 use crate::models::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
 
@@ -67,6 +67,10 @@ pub struct FootNode {
     pub n: Vector3<f64>,
     /// Contact velocity v_i of the body surface at the node, m/s.
     pub v: Vector3<f64>,
+    /// Sinkage z_i below the node's level before loading at the evaluation, m.
+    pub z: f64,
+    /// z_i^n, so that the soil update need not recompute it for the same z.
+    pub zn: f64,
 }
 
 /// Work buffers of one body (reused from step to step: no allocation once warm).
@@ -110,6 +114,15 @@ pub struct Workspace {
     /// Radial-field sources per node block: volume, volume x i, volume x j.
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
+    /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
+    pub(crate) erosion_rows: Vec<[u64; 2]>,
+    /// The footprint of the last A, L and distance computation (its window and
+    /// nodes), with A and L in node units: an unchanged footprint reuses them.
+    cached_rect: Rect,
+    cached_nodes: Vec<u32>,
+    cached_al: (f64, f64),
+    /// `dist2` holds the distances of that footprint.
+    cached_dist: bool,
     /// The last result.
     pub result: ContactResult,
     /// Horizontal velocity of the body origin at the last evaluation, m/s (x, y).
@@ -136,8 +149,8 @@ fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64) {
     let r = ws.rect;
     let y_lo = a.y.min(b.y).min(c.y);
     let y_hi = a.y.max(b.y).max(c.y);
-    let j0 = ((y_lo / ds).ceil() as i32).max(r.j0);
-    let j1 = ((y_hi / ds).floor() as i32).min(r.j0 + r.ny - 1);
+    let j0 = ceil_i32(y_lo / ds).max(r.j0);
+    let j1 = floor_i32(y_hi / ds).min(r.j0 + r.ny - 1);
     // edges as (low end, high end, dx/dy), sorted once per face, not per row
     let edges = [(a, b), (b, c), (c, a)].map(|(p, q)| {
         let (lo, hi) = if p.y <= q.y { (p, q) } else { (q, p) };
@@ -167,8 +180,8 @@ fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64) {
         if xl > xr {
             continue;
         }
-        let i0 = ((xl / ds).ceil() as i32).max(r.i0);
-        let i1 = ((xr / ds).floor() as i32).min(r.i0 + r.nx - 1);
+        let i0 = ceil_i32(xl / ds).max(r.i0);
+        let i1 = floor_i32(xr / ds).min(r.i0 + r.nx - 1);
         let row = (j - r.j0) as usize * r.nx as usize;
         for i in i0..=i1 {
             let x = i as f64 * ds;
@@ -293,8 +306,18 @@ pub fn evaluate(
         ws.result = ContactResult::default();
         return ws.result;
     }
-    // footprint specific: eq. (4), (5), (3)
-    let (a_nodes, l_nodes) = area_and_contour(&ws.mask, nx, &ws.nodes);
+    // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
+    // last evaluation (a body resting, or moving less than a node) keeps its A, L and
+    // distances: they depend on the mask only
+    let same = ws.cached_rect == rect && ws.cached_nodes == ws.nodes;
+    if !same {
+        ws.cached_rect = rect;
+        ws.cached_nodes.clear();
+        ws.cached_nodes.extend_from_slice(&ws.nodes);
+        ws.cached_al = area_and_contour(&ws.mask, nx, &ws.nodes);
+        ws.cached_dist = false;
+    }
+    let (a_nodes, l_nodes) = ws.cached_al;
     let area = a_nodes * ds * ds;
     let contour = l_nodes * ds;
     let b_eff = if contour > 0.0 {
@@ -316,7 +339,8 @@ pub fn evaluate(
     p_mean /= ws.nodes.len() as f64;
     let shear = p_mean * p.phi.tan();
     let chi = if p.c > 0.0 { p.c / (p.c + shear) } else { 0.0 };
-    if chi > 0.0 {
+    if chi > 0.0 && !ws.cached_dist {
+        ws.cached_dist = true;
         // the transform over the footprint's bounding box grown by one node only: the
         // nearest node outside the footprint of any of its nodes lies in that box
         // (clamping an outside node onto the box brings it no farther), so this is
@@ -404,6 +428,8 @@ pub fn evaluate(
             gk,
             n,
             v,
+            z,
+            zn: ws.zn[m],
         });
     }
     ws.result = res;
