@@ -95,11 +95,9 @@ pub struct Workspace {
     pub nodes: Vec<u32>,
     /// Node data of the footprint nodes, same order.
     pub foot: Vec<FootNode>,
-    pub(crate) dist2: Vec<f64>,
     /// The footprint's box (mask and squared distances) for the distance transform.
     sub_mask: Vec<bool>,
     sub_dist2: Vec<f64>,
-    pub(crate) arg: Vec<u32>,
     edt: Edt,
     gamma: Vec<f64>,
     /// z^n of each footprint node (its sinkage to the Bekker exponent).
@@ -110,18 +108,23 @@ pub struct Workspace {
     /// Border nodes the radial field feeds.
     pub(crate) radial: Vec<u32>,
     /// Window coordinates (i, j) of those nodes.
-    pub(crate) border_ij: Vec<[f64; 2]>,
+    pub(crate) border_i: Vec<f64>,
+    pub(crate) border_j: Vec<f64>,
     /// Radial-field sources per node block: volume, volume x i, volume x j.
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
     pub(crate) erosion_rows: Vec<[u64; 2]>,
-    /// The footprint of the last A, L and distance computation (its window and
-    /// nodes), with A and L in node units: an unchanged footprint reuses them.
-    cached_rect: Rect,
-    cached_nodes: Vec<u32>,
+    /// The footprint of the last A, L and distance computation (its nodes as
+    /// absolute grid coordinates, in order), with A and L in node units: a footprint
+    /// on the same nodes reuses them (a body at rest, or moving less than a node).
+    cached_nodes: Vec<(i32, i32)>,
+    /// The same footprint's nodes of this evaluation (scratch for the comparison).
+    abs_nodes: Vec<(i32, i32)>,
     cached_al: (f64, f64),
-    /// `dist2` holds the distances of that footprint.
+    /// Distance of each footprint node to the nearest node outside, in nodes
+    /// (footprint order); valid when `cached_dist`.
+    node_dist: Vec<f64>,
     cached_dist: bool,
     /// The last result.
     pub result: ContactResult,
@@ -272,6 +275,7 @@ pub fn evaluate(
     }
     .grow(MARGIN)
     .intersect(&grid.extent);
+    let mut rect = rect;
     if rect.nx < 3 || rect.ny < 3 {
         return clear_result(ws);
     }
@@ -288,7 +292,7 @@ pub fn evaluate(
     grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
     // window's edge, whose neighbours are unknown)
-    let nx = rect.nx as usize;
+    let mut nx = rect.nx as usize;
     ws.mask.clear();
     ws.mask.resize(len, false);
     ws.nodes.clear();
@@ -306,14 +310,59 @@ pub fn evaluate(
         ws.result = ContactResult::default();
         return ws.result;
     }
+    // the window shrinks to the footprint's box and its margin (the faces' box is
+    // larger: it holds all of the body below the highest soil around): deposition and
+    // erosion need no more, and every later pass runs over this window
+    let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
+    for &k in &ws.nodes {
+        let (i, j) = (k as usize % nx, k as usize / nx);
+        (a0, a1, b0, b1) = (a0.min(i), a1.max(i), b0.min(j), b1.max(j));
+    }
+    let sub = Rect {
+        i0: rect.i0 + a0 as i32,
+        j0: rect.j0 + b0 as i32,
+        nx: (a1 - a0 + 1) as i32,
+        ny: (b1 - b0 + 1) as i32,
+    }
+    .grow(MARGIN)
+    .intersect(&rect);
+    if sub != rect {
+        let (di, dj) = ((sub.i0 - rect.i0) as usize, (sub.j0 - rect.j0) as usize);
+        let snx = sub.nx as usize;
+        // rows move to lower indices only: copying forward in order is safe
+        for jj in 0..sub.ny as usize {
+            let (from, to) = ((jj + dj) * nx + di, jj * snx);
+            for buf in [&mut ws.zmin, &mut ws.h, &mut ws.zp, &mut ws.j] {
+                buf.copy_within(from..from + snx, to);
+            }
+            ws.face.copy_within(from..from + snx, to);
+            ws.mask.copy_within(from..from + snx, to);
+        }
+        let n = sub.len();
+        for buf in [&mut ws.zmin, &mut ws.h, &mut ws.zp, &mut ws.j] {
+            buf.truncate(n);
+        }
+        ws.face.truncate(n);
+        ws.mask.truncate(n);
+        for k in ws.nodes.iter_mut() {
+            let (i, j) = (*k as usize % nx - di, *k as usize / nx - dj);
+            *k = (j * snx + i) as u32;
+        }
+        rect = sub;
+        nx = snx;
+        ws.rect = sub;
+    }
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only
-    let same = ws.cached_rect == rect && ws.cached_nodes == ws.nodes;
-    if !same {
-        ws.cached_rect = rect;
-        ws.cached_nodes.clear();
-        ws.cached_nodes.extend_from_slice(&ws.nodes);
+    ws.abs_nodes.clear();
+    for &k in &ws.nodes {
+        let k = k as usize;
+        ws.abs_nodes
+            .push((rect.i0 + (k % nx) as i32, rect.j0 + (k / nx) as i32));
+    }
+    if ws.cached_nodes != ws.abs_nodes {
+        std::mem::swap(&mut ws.cached_nodes, &mut ws.abs_nodes);
         ws.cached_al = area_and_contour(&ws.mask, nx, &ws.nodes);
         ws.cached_dist = false;
     }
@@ -357,20 +406,21 @@ pub fn evaluate(
             ws.sub_mask
                 .extend_from_slice(&ws.mask[j * nx + i0..=j * nx + i1]);
         }
-        ws.edt.outside_distance(
-            &ws.sub_mask,
-            sx,
-            j1 - j0 + 1,
-            &mut ws.sub_dist2,
-            &mut ws.arg,
-        );
-        ws.dist2.resize(len, 0.0);
+        ws.edt
+            .outside_distance2(&ws.sub_mask, sx, j1 - j0 + 1, &mut ws.sub_dist2);
+        ws.node_dist.clear();
         for &k in &ws.nodes {
             let (i, j) = (k as usize % nx, k as usize / nx);
-            ws.dist2[k as usize] = ws.sub_dist2[(j - j0) * sx + (i - i0)];
+            ws.node_dist
+                .push(ws.sub_dist2[(j - j0) * sx + (i - i0)].sqrt());
         }
     }
-    pressure_weights(chi, &ws.nodes, &ws.dist2, &mut ws.gamma);
+    if chi > 0.0 {
+        pressure_weights(chi, &ws.node_dist, &mut ws.gamma);
+    } else {
+        ws.gamma.clear();
+        ws.gamma.resize(ws.nodes.len(), 1.0);
+    }
     // node forces, eq. (7), (8); totals, eq. (9)
     let origin = motion.iso.translation.vector;
     let (tan_phi, da) = (p.phi.tan(), ds * ds);

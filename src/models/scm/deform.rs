@@ -131,13 +131,14 @@ pub fn update(
         (di * vx + dj * vy).abs() <= std::f64::consts::FRAC_1_SQRT_2 * di.hypot(dj) * speed
     };
     let moving = speed > RADIAL_REST_SPEED && ws.border.iter().any(|&b| beside(b));
-    ws.border_ij.clear();
+    ws.border_i.clear();
+    ws.border_j.clear();
     ws.radial.clear();
     for &b in &ws.border {
         if !moving || beside(b) {
             ws.radial.push(b);
-            ws.border_ij
-                .push([(b as usize % nx) as f64, (b as usize / nx) as f64]);
+            ws.border_i.push((b as usize % nx) as f64);
+            ws.border_j.push((b as usize / nx) as f64);
         }
     }
     ws.weights.resize(ws.radial.len(), 0.0);
@@ -203,14 +204,14 @@ pub fn update(
             continue;
         }
         let (i, j) = (mi / m, mj / m);
-        let mut total = 0.0;
-        for (w, &[bi, bj]) in ws.weights.iter_mut().zip(&ws.border_ij) {
+        // plain slices, so that the loop vectorizes (two lanes of sqrt and div)
+        for ((w, &bi), &bj) in ws.weights.iter_mut().zip(&ws.border_i).zip(&ws.border_j) {
             // a block centre can come within half a node of a border node; the floor
             // keeps the weight finite
             let r2 = ((bi - i) * (bi - i) + (bj - j) * (bj - j)).max(0.25);
             *w = 1.0 / r2.sqrt();
-            total += *w;
         }
+        let total: f64 = ws.weights.iter().sum();
         let scale = m / total;
         for (w, &b) in ws.weights.iter().zip(&ws.radial) {
             ws.deposit[b as usize] += w * scale;

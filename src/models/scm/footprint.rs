@@ -143,6 +143,82 @@ impl Edt {
         self.transform(dist2, arg, nx, ny);
     }
 
+    /// [`Edt::outside_distance`] without the nearest nodes, and faster: the row pass
+    /// of a binary mask is the plain 1D distance to the nearest outside node (two
+    /// scans), only the column pass needs the lower envelope. Same values.
+    pub fn outside_distance2(&mut self, mask: &[bool], nx: usize, ny: usize, dist2: &mut Vec<f64>) {
+        dist2.clear();
+        dist2.resize(mask.len(), 0.0);
+        for j in 0..ny {
+            let row = &mask[j * nx..(j + 1) * nx];
+            let out = &mut dist2[j * nx..(j + 1) * nx];
+            // distance to the nearest outside node on the left, then on the right
+            let mut d = f64::INFINITY;
+            for (o, &m) in out.iter_mut().zip(row) {
+                d = if m { d + 1.0 } else { 0.0 };
+                *o = d;
+            }
+            let mut d = f64::INFINITY;
+            for (o, &m) in out.iter_mut().zip(row).rev() {
+                d = if m { d + 1.0 } else { 0.0 };
+                *o = (*o).min(d);
+            }
+            for o in out.iter_mut() {
+                *o *= *o;
+            }
+        }
+        for i in 0..nx {
+            if (0..ny).any(|j| dist2[j * nx + i] != 0.0) {
+                self.column(dist2, i, nx, ny);
+            }
+        }
+    }
+
+    /// The lower-envelope pass of [`Edt::line`] without the nearest nodes.
+    fn column(&mut self, f: &mut [f64], start: usize, stride: usize, n: usize) {
+        self.v.resize(n, 0);
+        self.z.resize(n + 1, 0.0);
+        self.g.resize(n, 0.0);
+        for q in 0..n {
+            self.g[q] = f[start + q * stride];
+        }
+        let Some(first) = (0..n).find(|&q| self.g[q].is_finite()) else {
+            return;
+        };
+        let mut k = 0usize;
+        self.v[0] = first;
+        self.z[0] = f64::NEG_INFINITY;
+        self.z[1] = f64::INFINITY;
+        for q in first + 1..n {
+            if !self.g[q].is_finite() {
+                continue;
+            }
+            let gq = self.g[q] + (q * q) as f64;
+            loop {
+                let p = self.v[k];
+                let s = (gq - (self.g[p] + (p * p) as f64)) / (2.0 * (q as f64 - p as f64));
+                if s <= self.z[k] {
+                    k -= 1;
+                    continue;
+                }
+                k += 1;
+                self.v[k] = q;
+                self.z[k] = s;
+                self.z[k + 1] = f64::INFINITY;
+                break;
+            }
+        }
+        let mut k = 0usize;
+        for q in 0..n {
+            while self.z[k + 1] < q as f64 {
+                k += 1;
+            }
+            let p = self.v[k];
+            let d = q as f64 - p as f64;
+            f[start + q * stride] = d * d + self.g[p];
+        }
+    }
+
     /// Transforms `f` (nx by ny, row-major) in place; `arg` receives nearest sources.
     pub fn transform(&mut self, f: &mut [f64], arg: &mut [u32], nx: usize, ny: usize) {
         for (k, a) in arg.iter_mut().enumerate() {
@@ -181,31 +257,26 @@ impl Edt {
 /// construction. The distances come from an exact Euclidean distance transform, O(n)
 /// in the window (not the O(n^2) of pairwise sums).
 ///
-/// `dist2` holds the squared distances of the transform (in nodes); `gamma` receives
-/// one value per entry of `nodes`.
-pub fn pressure_weights(chi: f64, nodes: &[u32], dist2: &[f64], gamma: &mut Vec<f64>) {
+/// `dist` holds each footprint node's distance d_i (in nodes, the square root of the
+/// transform), one per node in footprint order; `gamma` receives one value per node.
+pub fn pressure_weights(chi: f64, dist: &[f64], gamma: &mut Vec<f64>) {
     gamma.clear();
-    if nodes.is_empty() {
+    if dist.is_empty() {
         return;
     }
     if chi <= 0.0 {
-        gamma.resize(nodes.len(), 1.0);
+        gamma.resize(dist.len(), 1.0);
         return;
     }
-    let d_max = nodes
-        .iter()
-        .map(|&k| dist2[k as usize])
-        .fold(0.0f64, f64::max)
-        .sqrt()
-        .max(1.0);
+    let d_max = dist.iter().copied().fold(0.0f64, f64::max).max(1.0);
     let mut total = 0.0;
-    for &k in nodes {
-        let u = dist2[k as usize].sqrt() / d_max;
+    for &d in dist {
+        let u = d / d_max;
         let w = (1.0 - chi) + chi * u * (2.0 - u);
         gamma.push(w);
         total += w;
     }
-    let scale = nodes.len() as f64 / total;
+    let scale = dist.len() as f64 / total;
     for g in gamma.iter_mut() {
         *g *= scale;
     }
@@ -284,14 +355,30 @@ mod tests {
     }
 
     #[test]
+    fn the_fast_transform_gives_the_same_distances() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let (nx, ny) = (37, 29);
+        let mut edt = Edt::default();
+        for fill in [0.3, 0.7, 0.95, 1.0] {
+            let mask: Vec<bool> = (0..nx * ny).map(|_| rng.gen::<f64>() < fill).collect();
+            let (mut a, mut arg, mut b) = (vec![], vec![], vec![]);
+            edt.outside_distance(&mask, nx, ny, &mut a, &mut arg);
+            edt.outside_distance2(&mask, nx, ny, &mut b);
+            assert_eq!(a, b, "fill {fill}");
+        }
+    }
+
+    #[test]
     fn gamma_is_flat_for_sand_and_peaks_near_two_for_clay() {
         let (mask, n, nodes) = disc(30.0);
         let (mut f, mut arg) = (vec![], vec![]);
         Edt::default().outside_distance(&mask, n, n, &mut f, &mut arg);
+        let d: Vec<f64> = nodes.iter().map(|&k| f[k as usize].sqrt()).collect();
         let mut g = vec![];
-        pressure_weights(0.0, &nodes, &f, &mut g);
+        pressure_weights(0.0, &d, &mut g);
         assert!(g.iter().all(|&x| x == 1.0));
-        pressure_weights(1.0, &nodes, &f, &mut g);
+        pressure_weights(1.0, &d, &mut g);
         let mean = g.iter().sum::<f64>() / g.len() as f64;
         let max = g.iter().cloned().fold(0.0, f64::max);
         assert!((mean - 1.0).abs() < 1e-12);
