@@ -141,55 +141,80 @@ fn clear_result(ws: &mut Workspace) -> ContactResult {
 }
 
 /// Rasterizes face `f` (kept index `kf`) onto the window: per covered node the lowest
-/// point of the face above it.
-fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64) {
+/// point of the face above it. Scans along x at each node row, or along y at each
+/// node column with `columns`: a mesh whose faces are mostly much longer in y than x
+/// (the strips of a wheel's tread across its width) is scanned by columns, a few
+/// scan lines per face instead of one per node. One direction for all faces of a
+/// mesh: a node on an edge two faces share is then found by one of them (two
+/// directions compute the edge's crossing differently and could both miss it).
+fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64, columns: bool) {
     let [a, b, c] = tri.map(|k| ws.world[k as usize]);
     let n = (b - a).cross(&(c - a));
     if n.z.abs() <= 1e-12 * n.norm() {
         return; // vertical face: no vertical ray hits it
     }
+    if columns {
+        scan::<true>(ws, [a, b, c], n, kf, ds);
+    } else {
+        scan::<false>(ws, [a, b, c], n, kf, ds);
+    }
+}
+
+/// The scan conversion of [`rasterize`]: scan lines along x at each node row y
+/// (`T` false), or along y at each node column x (`T` true, coordinates swapped).
+fn scan<const T: bool>(ws: &mut Workspace, tri: [Vector3<f64>; 3], n: Vector3<f64>, kf: u32, ds: f64) {
+    // (u, v): u along the scan line, v across; z = z_a + gu (u - u_a) + gv (v - v_a)
+    let uv = |p: &Vector3<f64>| if T { (p.y, p.x, p.z) } else { (p.x, p.y, p.z) };
+    let [a, b, c] = tri.map(|p| uv(&p));
     let (gx, gy) = (-n.x / n.z, -n.y / n.z);
+    let (gu, gv) = if T { (gy, gx) } else { (gx, gy) };
     let r = ws.rect;
-    let y_lo = a.y.min(b.y).min(c.y);
-    let y_hi = a.y.max(b.y).max(c.y);
-    let j0 = ceil_i32(y_lo / ds).max(r.j0);
-    let j1 = floor_i32(y_hi / ds).min(r.j0 + r.ny - 1);
-    // edges as (low end, high end, dx/dy), sorted once per face, not per row
+    // node ranges and strides of u and v in the window
+    let (u0, nu, v0, nv, su, sv) = if T {
+        (r.j0, r.ny, r.i0, r.nx, r.nx as usize, 1)
+    } else {
+        (r.i0, r.nx, r.j0, r.ny, 1, r.nx as usize)
+    };
+    let v_lo = a.1.min(b.1).min(c.1);
+    let v_hi = a.1.max(b.1).max(c.1);
+    let l0 = ceil_i32(v_lo / ds).max(v0);
+    let l1 = floor_i32(v_hi / ds).min(v0 + nv - 1);
+    // edges as (low end, high end, du/dv), sorted once per face, not per line
     let edges = [(a, b), (b, c), (c, a)].map(|(p, q)| {
-        let (lo, hi) = if p.y <= q.y { (p, q) } else { (q, p) };
-        let slope = if hi.y > lo.y {
-            (hi.x - lo.x) / (hi.y - lo.y)
+        let (lo, hi) = if p.1 <= q.1 { (p, q) } else { (q, p) };
+        let slope = if hi.1 > lo.1 {
+            (hi.0 - lo.0) / (hi.1 - lo.1)
         } else {
-            f64::NAN // horizontal edge: both ends count
+            f64::NAN // edge along the scan line: both ends count
         };
         (lo, hi, slope)
     });
-    for j in j0..=j1 {
-        let y = j as f64 * ds;
-        let (mut xl, mut xr) = (f64::INFINITY, f64::NEG_INFINITY);
+    for l in l0..=l1 {
+        let v = l as f64 * ds;
+        let (mut ul, mut ur) = (f64::INFINITY, f64::NEG_INFINITY);
         for &(lo, hi, slope) in &edges {
-            if y < lo.y || y > hi.y {
+            if v < lo.1 || v > hi.1 {
                 continue;
             }
             if slope.is_nan() {
-                xl = xl.min(lo.x.min(hi.x));
-                xr = xr.max(lo.x.max(hi.x));
+                ul = ul.min(lo.0.min(hi.0));
+                ur = ur.max(lo.0.max(hi.0));
             } else {
-                let x = lo.x + (y - lo.y) * slope;
-                xl = xl.min(x);
-                xr = xr.max(x);
+                let u = lo.0 + (v - lo.1) * slope;
+                ul = ul.min(u);
+                ur = ur.max(u);
             }
         }
-        if xl > xr {
+        if ul > ur {
             continue;
         }
-        let i0 = ceil_i32(xl / ds).max(r.i0);
-        let i1 = floor_i32(xr / ds).min(r.i0 + r.nx - 1);
-        let row = (j - r.j0) as usize * r.nx as usize;
-        for i in i0..=i1 {
-            let x = i as f64 * ds;
-            let z = a.z + gx * (x - a.x) + gy * (y - a.y);
-            let k = row + (i - r.i0) as usize;
+        let m0 = ceil_i32(ul / ds).max(u0);
+        let m1 = floor_i32(ur / ds).min(u0 + nu - 1);
+        let line = (l - v0) as usize * sv;
+        let zv = a.2 + gv * (v - a.1);
+        for m in m0..=m1 {
+            let z = zv + gu * (m as f64 * ds - a.0);
+            let k = line + (m - u0) as usize * su;
             if z < ws.zmin[k] {
                 ws.zmin[k] = z;
                 ws.face[k] = kf;
@@ -243,6 +268,7 @@ pub fn evaluate(
         f64::INFINITY,
         f64::NEG_INFINITY,
     );
+    let (mut sum_x, mut sum_y) = (0.0, 0.0);
     for (f, t) in mesh.triangles.iter().enumerate() {
         let [a, b, c] = t.map(|k| ws.world[k as usize]);
         if a.z.min(b.z).min(c.z) >= z_top {
@@ -257,10 +283,10 @@ pub fn evaluate(
         let n_in = if n.z < 0.0 { -n / len } else { n / len };
         ws.kept.push(f as u32);
         ws.face_normal.push(n_in);
-        xa = xa.min(a.x.min(b.x).min(c.x));
-        xb = xb.max(a.x.max(b.x).max(c.x));
-        ya = ya.min(a.y.min(b.y).min(c.y));
-        yb = yb.max(a.y.max(b.y).max(c.y));
+        let (fx0, fx1) = (a.x.min(b.x).min(c.x), a.x.max(b.x).max(c.x));
+        let (fy0, fy1) = (a.y.min(b.y).min(c.y), a.y.max(b.y).max(c.y));
+        (xa, xb, ya, yb) = (xa.min(fx0), xb.max(fx1), ya.min(fy0), yb.max(fy1));
+        (sum_x, sum_y) = (sum_x + (fx1 - fx0), sum_y + (fy1 - fy0));
     }
     if ws.kept.is_empty() {
         return clear_result(ws);
@@ -281,13 +307,17 @@ pub fn evaluate(
     }
     ws.rect = rect;
     let len = rect.len();
+    // scan by columns only for meshes clearly longer in y (a margin, so that a body
+    // about as long in x as in y does not switch from step to step: a node exactly on
+    // an edge may fall on either side in the two directions)
+    let columns = sum_y > 2.0 * sum_x;
     ws.zmin.clear();
     ws.zmin.resize(len, f64::INFINITY);
     ws.face.clear();
     ws.face.resize(len, 0);
     for kf in 0..ws.kept.len() {
         let tri = mesh.triangles[ws.kept[kf] as usize];
-        rasterize(ws, tri, kf as u32, ds);
+        rasterize(ws, tri, kf as u32, ds, columns);
     }
     grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
