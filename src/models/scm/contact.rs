@@ -57,7 +57,7 @@ pub struct ContactResult {
 }
 
 /// Data of one footprint node (section 3.2, "footprint node specific computations").
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FootNode {
     /// Index in the window.
     pub k: u32,
@@ -95,6 +95,8 @@ pub struct Workspace {
     pub nodes: Vec<u32>,
     /// Node data of the footprint nodes, same order.
     pub foot: Vec<FootNode>,
+    /// Each footprint node's share of the totals, same order.
+    node_out: Vec<NodeOut>,
     /// The footprint's box (mask and squared distances) for the distance transform.
     sub_mask: Vec<bool>,
     sub_dist2: Vec<f64>,
@@ -220,6 +222,107 @@ fn scan<const T: bool>(ws: &mut Workspace, tri: [Vector3<f64>; 3], n: Vector3<f6
                 ws.face[k] = kf;
             }
         }
+    }
+}
+
+/// Footprints with at least this many nodes compute their node forces in parallel.
+pub const PARALLEL_NODES: usize = 4096;
+/// Nodes per parallel task.
+const PARALLEL_CHUNK: usize = 1024;
+
+/// What one footprint node adds to the totals of eq. (9).
+#[derive(Debug, Clone, Copy, Default)]
+struct NodeOut {
+    f: Vector3<f64>,
+    torque: Vector3<f64>,
+    z: f64,
+    k_zz: f64,
+    c_zz: f64,
+}
+
+/// Everything the node forces read (shared by the parallel tasks).
+struct NodeInput<'a> {
+    p: &'a SoilParams,
+    rect: Rect,
+    nx: usize,
+    ds: f64,
+    origin: Vector3<f64>,
+    v0: Vector3<f64>,
+    w0: Vector3<f64>,
+    k_b: f64,
+    tan_phi: f64,
+    da: f64,
+    zmin: &'a [f64],
+    h: &'a [f64],
+    zp: &'a [f64],
+    j: &'a [f64],
+    face: &'a [u32],
+    face_normal: &'a [Vector3<f64>],
+    gamma: &'a [f64],
+    zn: &'a [f64],
+}
+
+impl NodeInput<'_> {
+    /// Node data and force of footprint node `m` (window index `k`): eq. (7), (8).
+    #[inline]
+    fn force(&self, m: usize, k: usize) -> (FootNode, NodeOut) {
+        let (p, nx, ds) = (self.p, self.nx, self.ds);
+        let (ii, jj) = ((k % nx) as i32, (k / nx) as i32);
+        let point = Vector3::new(
+            (self.rect.i0 + ii) as f64 * ds,
+            (self.rect.j0 + jj) as f64 * ds,
+            self.zmin[k],
+        );
+        let n = self.face_normal[self.face[k] as usize];
+        let lever = point - self.origin;
+        let v = self.v0 + self.w0.cross(&lever);
+        let z = self.h[k] + self.zp[k] - self.zmin[k];
+        let gk = self.gamma[m] * self.k_b;
+        let yield_p = gk * self.zn[m];
+        let (sigma, plastic) = node_pressure(z, self.zp[k], yield_p, p.k_e);
+        // the stabilizing linear damping of section 5, on the penetration rate
+        let v_pen = -v.dot(&n);
+        let pressure = (sigma + p.damping * v_pen).max(0.0);
+        // the pressure acts on the mesh surface over the node's cell: ds^2 / n_z
+        let nz = n.z.max(0.25);
+        let a_i = self.da / nz;
+        // shear, eq. (8): Mohr-Coulomb c + p tan(phi) plus Coulomb friction mu p,
+        // against the sliding velocity; mobilized with the node's shear displacement
+        // j (Janosi-Hanamoto, 1 - exp(-j/K)), its direction regularized over v_shear
+        let v_t = v - n * v.dot(&n);
+        let speed = v_t.norm();
+        let mut f = n * (pressure * a_i);
+        if speed > 0.0 {
+            let tau_max = p.c + pressure * self.tan_phi + p.mu * pressure;
+            // tanh is 1.0 to the last bit from 22 on (the C library's own cut-off): a
+            // node sliding faster than 22 v_shear needs no call
+            let s = speed / p.v_shear;
+            let reg = if s >= 22.0 { 1.0 } else { s.tanh() };
+            let tau = tau_max * (1.0 - (-self.j[k] / p.k_shear).exp()) * reg;
+            f -= v_t * (tau * a_i / speed);
+        }
+        let slope = if plastic {
+            (p.n * yield_p / z.max(1e-9)).min(p.k_e)
+        } else {
+            p.k_e
+        };
+        (
+            FootNode {
+                k: k as u32,
+                gk,
+                n,
+                v,
+                z,
+                zn: self.zn[m],
+            },
+            NodeOut {
+                f,
+                torque: lever.cross(&f),
+                z,
+                k_zz: a_i * nz * nz * slope,
+                c_zz: p.damping * a_i * nz * nz,
+            },
+        )
     }
 }
 
@@ -461,56 +564,60 @@ pub fn evaluate(
         b_eff,
         ..Default::default()
     };
-    for (m, &k) in ws.nodes.iter().enumerate() {
-        let k = k as usize;
-        let (ii, jj) = ((k % nx) as i32, (k / nx) as i32);
-        let point = Vector3::new(
-            (rect.i0 + ii) as f64 * ds,
-            (rect.j0 + jj) as f64 * ds,
-            ws.zmin[k],
-        );
-        let n = ws.face_normal[ws.face[k] as usize];
-        let lever = point - origin;
-        let v = motion.v + motion.w.cross(&lever);
-        let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
-        let gk = ws.gamma[m] * k_b;
-        let yield_p = gk * ws.zn[m];
-        let (sigma, plastic) = node_pressure(z, ws.zp[k], yield_p, p.k_e);
-        // the stabilizing linear damping of section 5, on the penetration rate
-        let v_pen = -v.dot(&n);
-        let pressure = (sigma + p.damping * v_pen).max(0.0);
-        // the pressure acts on the mesh surface over the node's cell: ds^2 / n_z
-        let nz = n.z.max(0.25);
-        let a_i = da / nz;
-        // shear, eq. (8): Mohr-Coulomb c + p tan(phi) plus Coulomb friction mu p,
-        // against the sliding velocity; mobilized with the node's shear displacement
-        // j (Janosi-Hanamoto, 1 - exp(-j/K)), its direction regularized over v_shear
-        let v_t = v - n * v.dot(&n);
-        let speed = v_t.norm();
-        let mut f = n * (pressure * a_i);
-        if speed > 0.0 {
-            let tau_max = p.c + pressure * tan_phi + p.mu * pressure;
-            let tau = tau_max * (1.0 - (-ws.j[k] / p.k_shear).exp()) * (speed / p.v_shear).tanh();
-            f -= v_t * (tau * a_i / speed);
+    // per node into its own slot (in parallel for large footprints), then summed in
+    // node order: the same bits for any thread count
+    let node = NodeInput {
+        p,
+        rect,
+        nx,
+        ds,
+        origin,
+        v0: motion.v,
+        w0: motion.w,
+        k_b,
+        tan_phi,
+        da,
+        zmin: &ws.zmin,
+        h: &ws.h,
+        zp: &ws.zp,
+        j: &ws.j,
+        face: &ws.face,
+        face_normal: &ws.face_normal,
+        gamma: &ws.gamma,
+        zn: &ws.zn,
+    };
+    let count = ws.nodes.len();
+    ws.foot.resize(count, FootNode::default());
+    ws.node_out.resize(count, NodeOut::default());
+    if count >= PARALLEL_NODES {
+        use rayon::prelude::*;
+        ws.nodes
+            .par_chunks(PARALLEL_CHUNK)
+            .zip(ws.foot.par_chunks_mut(PARALLEL_CHUNK))
+            .zip(ws.node_out.par_chunks_mut(PARALLEL_CHUNK))
+            .enumerate()
+            .for_each(|(c, ((ks, foot), out))| {
+                for (o, ((&k, fo), no)) in ks.iter().zip(foot).zip(out).enumerate() {
+                    (*fo, *no) = node.force(c * PARALLEL_CHUNK + o, k as usize);
+                }
+            });
+    } else {
+        for (m, ((&k, fo), no)) in ws
+            .nodes
+            .iter()
+            .zip(ws.foot.iter_mut())
+            .zip(ws.node_out.iter_mut())
+            .enumerate()
+        {
+            (*fo, *no) = node.force(m, k as usize);
         }
-        res.force += f;
-        res.torque += lever.cross(&f);
-        res.sinkage = res.sinkage.max(z);
-        let slope = if plastic {
-            (p.n * yield_p / z.max(1e-9)).min(p.k_e)
-        } else {
-            p.k_e
-        };
-        res.k_zz += a_i * nz * nz * slope;
-        res.c_zz += p.damping * a_i * nz * nz;
-        ws.foot.push(FootNode {
-            k: k as u32,
-            gk,
-            n,
-            v,
-            z,
-            zn: ws.zn[m],
-        });
+    }
+    for o in &ws.node_out {
+        res.force += o.f;
+        res.torque += o.torque;
+        res.sinkage = res.sinkage.max(o.z);
+        res.k_zz += o.k_zz;
+        res.c_zz += o.c_zz;
     }
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];

@@ -109,6 +109,42 @@ mod tests {
 
     /// A plate pressed into flat soil follows eq. (2) with the discrete A and L, and
     /// the soil it displaces stays in the field (volume conserved).
+    /// Footprints over `contact::PARALLEL_NODES` compute node forces in parallel: the
+    /// totals, the node data and the soil are the same bits on 1 and 3 threads.
+    #[test]
+    fn large_footprints_give_the_same_bits_on_any_thread_count() {
+        let run = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let (ds, p, base) = (0.004, SoilParams::dlr_a(), flat());
+                let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
+                let mesh = TriMesh::sphere(0.3, 64);
+                let mut ws = Workspace::default();
+                let mut out = vec![];
+                for s in 0..20 {
+                    // a sphere sinking, sliding and spinning: every term of eq. (8)
+                    let motion = BodyMotion {
+                        iso: Isometry3::translation(0.002 * s as f64, 0.0, 0.3 - 0.002 * s as f64),
+                        v: Vector3::new(0.2, 0.05, -0.1),
+                        w: Vector3::new(0.3, 1.0, 0.2),
+                    };
+                    let r = evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
+                    out.push((r.force, r.torque, r.sinkage, r.k_zz, r.c_zz));
+                    deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
+                }
+                assert!(ws.nodes.len() >= contact::PARALLEL_NODES, "{}", ws.nodes.len());
+                (out, ws.foot.clone(), grid)
+            })
+        };
+        let (a, b) = (run(1), run(3));
+        assert_eq!(a.0, b.0);
+        assert_eq!(a.1, b.1);
+        assert!(a.2 == b.2);
+    }
+
     #[test]
     fn fast_floor_and_ceil_match_the_library() {
         for &x in &[0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.999999, -2.999999, 1e6 + 0.25, -7.0, 1e-300, -1e-300] {
