@@ -143,79 +143,40 @@ impl Edt {
         self.transform(dist2, arg, nx, ny);
     }
 
-    /// [`Edt::outside_distance`] without the nearest nodes, and faster: the row pass
-    /// of a binary mask is the plain 1D distance to the nearest outside node (two
-    /// scans), only the column pass needs the lower envelope. Same values.
+    /// [`Edt::outside_distance`] without the nearest nodes, and faster: the first pass
+    /// of a binary mask is the plain 1D distance to the nearest outside node (two scans
+    /// along each column, all columns at once row by row), only the second pass (along
+    /// the rows, contiguous in memory) needs the lower envelope. Same values (integers,
+    /// exact in f64).
     pub fn outside_distance2(&mut self, mask: &[bool], nx: usize, ny: usize, dist2: &mut Vec<f64>) {
         dist2.clear();
         dist2.resize(mask.len(), 0.0);
+        let d = &mut self.z;
+        d.clear();
+        d.resize(nx, f64::INFINITY);
         for j in 0..ny {
             let row = &mask[j * nx..(j + 1) * nx];
             let out = &mut dist2[j * nx..(j + 1) * nx];
-            // distance to the nearest outside node on the left, then on the right
-            let mut d = f64::INFINITY;
-            for (o, &m) in out.iter_mut().zip(row) {
-                d = if m { d + 1.0 } else { 0.0 };
-                *o = d;
+            for ((o, &m), dc) in out.iter_mut().zip(row).zip(d.iter_mut()) {
+                *dc = if m { *dc + 1.0 } else { 0.0 };
+                *o = *dc;
             }
-            let mut d = f64::INFINITY;
-            for (o, &m) in out.iter_mut().zip(row).rev() {
-                d = if m { d + 1.0 } else { 0.0 };
-                *o = (*o).min(d);
-            }
-            for o in out.iter_mut() {
+        }
+        d.iter_mut().for_each(|x| *x = f64::INFINITY);
+        for j in (0..ny).rev() {
+            let row = &mask[j * nx..(j + 1) * nx];
+            let out = &mut dist2[j * nx..(j + 1) * nx];
+            for ((o, &m), dc) in out.iter_mut().zip(row).zip(d.iter_mut()) {
+                *dc = if m { *dc + 1.0 } else { 0.0 };
+                *o = (*o).min(*dc);
                 *o *= *o;
             }
         }
-        for i in 0..nx {
-            if (0..ny).any(|j| dist2[j * nx + i] != 0.0) {
-                self.column(dist2, i, nx, ny);
+        for j in 0..ny {
+            let line = &mut dist2[j * nx..(j + 1) * nx];
+            if line.iter().any(|&x| x != 0.0) {
+                envelope(line, &mut self.v, &mut self.z, &mut self.g);
             }
-        }
-    }
-
-    /// The lower-envelope pass of [`Edt::line`] without the nearest nodes.
-    fn column(&mut self, f: &mut [f64], start: usize, stride: usize, n: usize) {
-        self.v.resize(n, 0);
-        self.z.resize(n + 1, 0.0);
-        self.g.resize(n, 0.0);
-        for q in 0..n {
-            self.g[q] = f[start + q * stride];
-        }
-        let Some(first) = (0..n).find(|&q| self.g[q].is_finite()) else {
-            return;
-        };
-        let mut k = 0usize;
-        self.v[0] = first;
-        self.z[0] = f64::NEG_INFINITY;
-        self.z[1] = f64::INFINITY;
-        for q in first + 1..n {
-            if !self.g[q].is_finite() {
-                continue;
-            }
-            let gq = self.g[q] + (q * q) as f64;
-            loop {
-                let p = self.v[k];
-                let s = (gq - (self.g[p] + (p * p) as f64)) / (2.0 * (q as f64 - p as f64));
-                if s <= self.z[k] {
-                    k -= 1;
-                    continue;
-                }
-                k += 1;
-                self.v[k] = q;
-                self.z[k] = s;
-                self.z[k + 1] = f64::INFINITY;
-                break;
-            }
-        }
-        let mut k = 0usize;
-        for q in 0..n {
-            while self.z[k + 1] < q as f64 {
-                k += 1;
-            }
-            let p = self.v[k];
-            let d = q as f64 - p as f64;
-            f[start + q * stride] = d * d + self.g[p];
         }
     }
 
@@ -235,6 +196,53 @@ impl Edt {
                 self.line(f, arg, i, nx, ny);
             }
         }
+    }
+}
+
+/// The lower-envelope pass of [`Edt`] on one contiguous line `f` (squared distances
+/// of the first pass in, of both passes out); `v`, `z`, `g` are work buffers.
+fn envelope(f: &mut [f64], v: &mut Vec<usize>, z: &mut Vec<f64>, g: &mut Vec<f64>) {
+    let n = f.len();
+    v.resize(n, 0);
+    z.clear();
+    z.resize(n + 1, 0.0);
+    g.clear();
+    g.extend_from_slice(f);
+    let Some(first) = g.iter().position(|x| x.is_finite()) else {
+        return;
+    };
+    let mut k = 0usize;
+    v[0] = first;
+    z[0] = f64::NEG_INFINITY;
+    z[1] = f64::INFINITY;
+    for q in first + 1..n {
+        if !g[q].is_finite() {
+            continue;
+        }
+        let gq = g[q] + (q * q) as f64;
+        loop {
+            let p = v[k];
+            let s = (gq - (g[p] + (p * p) as f64)) / (2.0 * (q as f64 - p as f64));
+            // z[0] = -inf: the loop stops at k = 0 at the latest
+            if s <= z[k] {
+                k -= 1;
+                continue;
+            }
+            k += 1;
+            v[k] = q;
+            z[k] = s;
+            z[k + 1] = f64::INFINITY;
+            break;
+        }
+    }
+    let mut k = 0usize;
+    for (q, out) in f.iter_mut().enumerate() {
+        while z[k + 1] < q as f64 {
+            k += 1;
+        }
+        let p = v[k];
+        let d = q as f64 - p as f64;
+        *out = d * d + g[p];
     }
 }
 
