@@ -115,6 +115,8 @@ pub struct Workspace {
     /// Radial-field sources per node block: volume, volume x i, volume x j.
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
+    /// Footprint runs for the parallel field's walks.
+    pub(crate) runs: super::deform::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
     pub(crate) erosion_rows: Vec<[u64; 2]>,
     /// The footprint of the last A, L and distance computation (its nodes as

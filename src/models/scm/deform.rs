@@ -26,21 +26,111 @@ pub const RADIAL_REST_SPEED: f64 = 1e-3;
 /// Edge of the blocks of footprint nodes whose radial-field sources are lumped, nodes.
 pub const CLUSTER: usize = 4;
 
+/// Lengths of the runs of footprint nodes from each window node in the four axis
+/// directions (0 outside the footprint), built when a march first needs them.
+#[derive(Default)]
+pub struct Runs {
+    /// +x, -x, +y, -y
+    len: [Vec<u32>; 4],
+    built: [bool; 4],
+}
+
+impl Runs {
+    /// Forgets the runs (the mask changed).
+    pub fn reset(&mut self) {
+        self.built = [false; 4];
+    }
+
+    /// Run length from window node `q` in direction `d` (0: +x, 1: -x, 2: +y, 3: -y).
+    fn at(&mut self, mask: &[bool], nx: usize, ny: usize, d: usize, q: usize) -> u32 {
+        if !self.built[d] {
+            self.built[d] = true;
+            let r = &mut self.len[d];
+            r.clear();
+            r.resize(mask.len(), 0);
+            match d {
+                0 | 1 => {
+                    for j in 0..ny {
+                        let mut n = 0;
+                        for t in 0..nx {
+                            let i = if d == 0 { nx - 1 - t } else { t };
+                            let k = j * nx + i;
+                            n = if mask[k] { n + 1 } else { 0 };
+                            r[k] = n;
+                        }
+                    }
+                }
+                _ => {
+                    for t in 0..ny {
+                        let j = if d == 2 { ny - 1 - t } else { t };
+                        let (row, prev) = (j * nx, if d == 2 { j + 1 } else { j.wrapping_sub(1) });
+                        for i in 0..nx {
+                            let before = if prev < ny { r[prev * nx + i] } else { 0 };
+                            r[row + i] = if mask[row + i] { before + 1 } else { 0 };
+                        }
+                    }
+                }
+            }
+        }
+        self.len[d][q]
+    }
+}
+
 /// Walks from window node `k` along (dx, dy) (nodes per step, the larger component 1)
 /// to the first node outside the footprint mask; the window's edge stops it.
-fn march(mask: &[bool], nx: usize, ny: usize, k: usize, dx: f64, dy: f64) -> usize {
+///
+/// Along an axis-major direction the walk skips ahead over the run of footprint nodes
+/// in its current row (or column) while the minor coordinate stays the same (found by
+/// bisection: it changes monotonically with the step), so the result is the node the
+/// step-by-step walk reaches, at the cost of the rows it crosses.
+fn march(mask: &[bool], runs: &mut Runs, nx: usize, ny: usize, k: usize, dx: f64, dy: f64) -> usize {
     let (i0, j0) = ((k % nx) as f64, (k / nx) as f64);
+    // round to the nearest node (halves up) and clamp to the window; a cast, not
+    // f64::round, which is a library call on the baseline x86-64 target
+    let pos = |s: f64| {
+        (
+            ((i0 + s * dx + 0.5).max(0.0) as usize).min(nx - 1),
+            ((j0 + s * dy + 0.5).max(0.0) as usize).min(ny - 1),
+        )
+    };
+    let x_major = dx.abs() == 1.0 && dy.abs() < 1.0;
+    let y_major = dy.abs() == 1.0 && dx.abs() < 1.0;
+    let dir = if x_major {
+        if dx > 0.0 { 0 } else { 1 }
+    } else if dy > 0.0 {
+        2
+    } else {
+        3
+    };
     let mut s = 1.0;
     loop {
-        // round to the nearest node (halves up) and clamp to the window; a cast, not
-        // f64::round, which is a library call on the baseline x86-64 target
-        let i = ((i0 + s * dx + 0.5).max(0.0) as usize).min(nx - 1);
-        let j = ((j0 + s * dy + 0.5).max(0.0) as usize).min(ny - 1);
+        let (i, j) = pos(s);
         let q = j * nx + i;
         if !mask[q] || i == 0 || j == 0 || i == nx - 1 || j == ny - 1 {
             return q;
         }
-        s += 1.0;
+        if !(x_major || y_major) {
+            s += 1.0;
+            continue;
+        }
+        // the run from q ends m nodes ahead; the minor coordinate must not change
+        let m = runs.at(mask, nx, ny, dir, q) as f64;
+        let minor = |s: f64| if x_major { pos(s).1 } else { pos(s).0 };
+        let now = if x_major { j } else { i };
+        if minor(s + m) == now {
+            s += m;
+            continue;
+        }
+        let (mut lo, mut hi) = (0.0, m);
+        while hi - lo > 1.0 {
+            let mid = ((lo + hi) * 0.5).floor();
+            if minor(s + mid) == now {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        s += hi;
     }
 }
 
@@ -73,6 +163,7 @@ pub fn update(
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
     grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    ws.runs.reset();
     ws.deposit.clear();
     ws.deposit.resize(len, 0.0);
     ws.changed.clear();
@@ -182,7 +273,7 @@ pub fn update(
         // horizontal normal velocity receives its share
         if share > 0.0 {
             if let Some((dx, dy)) = step_dir(vn.x, vn.y) {
-                let q = march(&ws.mask, nx, ny, k, dx, dy);
+                let q = march(&ws.mask, &mut ws.runs, nx, ny, k, dx, dy);
                 ws.deposit[q] += dz * share;
             }
         }
@@ -434,6 +525,48 @@ mod tests {
             }
             if !moved {
                 break;
+            }
+        }
+    }
+
+    #[test]
+    fn a_march_with_run_skipping_ends_where_the_step_by_step_walk_does() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (nx, ny) = (61, 47);
+        for fill in [0.6, 0.9, 1.0] {
+            // a blob with holes, never on the window's edge
+            let mask: Vec<bool> = (0..nx * ny)
+                .map(|k| {
+                    let (i, j) = (k % nx, k / nx);
+                    let inside = (i as f64 - 30.0).hypot((j as f64 - 23.0) * 1.3) < 22.0;
+                    inside && i > 0 && j > 0 && i < nx - 1 && j < ny - 1 && rng.gen::<f64>() < fill
+                })
+                .collect();
+            let mut runs = Runs::default();
+            for _ in 0..3000 {
+                let k = rng.gen_range(0..nx * ny);
+                let a = rng.gen_range(0.0..std::f64::consts::TAU);
+                // axis-major directions, exact axes and diagonals too
+                let (x, y) = match rng.gen_range(0..4) {
+                    0 => (1.0, 0.0),
+                    1 => (-1.0, -1.0),
+                    _ => (a.cos(), a.sin()),
+                };
+                let (dx, dy) = step_dir(x, y).unwrap();
+                // the step-by-step walk
+                let (i0, j0) = ((k % nx) as f64, (k / nx) as f64);
+                let mut s = 1.0;
+                let slow = loop {
+                    let i = ((i0 + s * dx).round().clamp(0.0, (nx - 1) as f64)) as usize;
+                    let j = ((j0 + s * dy).round().clamp(0.0, (ny - 1) as f64)) as usize;
+                    let q = j * nx + i;
+                    if !mask[q] || i == 0 || j == 0 || i == nx - 1 || j == ny - 1 {
+                        break q;
+                    }
+                    s += 1.0;
+                };
+                assert_eq!(march(&mask, &mut runs, nx, ny, k, dx, dy), slow, "k {k} dir {dx} {dy}");
             }
         }
     }
