@@ -18,7 +18,7 @@ pub const EROSION_SWEEPS: usize = 6;
 /// Height (m) by which a slope may exceed the repose slope and still count as at
 /// rest: leveling leaves a pair at the repose slope only to rounding, and without a
 /// tolerance ulp-sized excesses would keep whole slopes moving sweep after sweep.
-pub const EROSION_TOL: f64 = 1e-6;
+pub const EROSION_TOL: f64 = 1e-5;
 
 /// Below this speed of its origin (m/s) a body's radial field feeds its whole border.
 pub const RADIAL_REST_SPEED: f64 = 1e-3;
