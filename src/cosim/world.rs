@@ -679,8 +679,31 @@ impl World {
         }
         let elapsed = soil.since_update;
         soil.since_update = 0.0;
-        for ws in self.scm_ws.iter_mut() {
-            scm::deform::update(&p, &mut soil.grid, &self.surface, ws, elapsed, deform);
+        // bodies whose windows do not overlap prepare their updates in parallel and
+        // commit in body order: the same soil as updating them one after the other
+        let n = self.scm_ws.len();
+        let disjoint = (0..n).all(|a| {
+            (a + 1..n).all(|b| {
+                self.scm_ws[a]
+                    .rect
+                    .intersect(&self.scm_ws[b].rect)
+                    .is_empty()
+            })
+        });
+        if n > 1 && disjoint {
+            let (grid, base) = (&soil.grid, &self.surface);
+            self.scm_ws.par_iter_mut().for_each(|ws| {
+                ws.pending = scm::deform::prepare(&p, grid, base, ws, elapsed, deform);
+            });
+            for ws in &self.scm_ws {
+                if ws.pending {
+                    scm::deform::commit(&mut soil.grid, &self.surface, ws);
+                }
+            }
+        } else {
+            for ws in self.scm_ws.iter_mut() {
+                scm::deform::update(&p, &mut soil.grid, &self.surface, ws, elapsed, deform);
+            }
         }
     }
 

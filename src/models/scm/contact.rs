@@ -115,6 +115,8 @@ pub struct Workspace {
     /// Radial-field sources per node block: volume, volume x i, volume x j.
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
+    /// A prepared soil update waits for its commit (see [`super::deform::prepare`]).
+    pub pending: bool,
     /// Footprint runs for the parallel field's walks.
     pub(crate) runs: super::deform::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
@@ -166,7 +168,13 @@ fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64, columns: bool)
 
 /// The scan conversion of [`rasterize`]: scan lines along x at each node row y
 /// (`T` false), or along y at each node column x (`T` true, coordinates swapped).
-fn scan<const T: bool>(ws: &mut Workspace, tri: [Vector3<f64>; 3], n: Vector3<f64>, kf: u32, ds: f64) {
+fn scan<const T: bool>(
+    ws: &mut Workspace,
+    tri: [Vector3<f64>; 3],
+    n: Vector3<f64>,
+    kf: u32,
+    ds: f64,
+) {
     // (u, v): u along the scan line, v across; z = z_a + gu (u - u_a) + gv (v - v_a)
     let uv = |p: &Vector3<f64>| if T { (p.y, p.x, p.z) } else { (p.x, p.y, p.z) };
     let [a, b, c] = tri.map(|p| uv(&p));

@@ -83,7 +83,15 @@ impl Runs {
 /// in its current row (or column) while the minor coordinate stays the same (found by
 /// bisection: it changes monotonically with the step), so the result is the node the
 /// step-by-step walk reaches, at the cost of the rows it crosses.
-fn march(mask: &[bool], runs: &mut Runs, nx: usize, ny: usize, k: usize, dx: f64, dy: f64) -> usize {
+fn march(
+    mask: &[bool],
+    runs: &mut Runs,
+    nx: usize,
+    ny: usize,
+    k: usize,
+    dx: f64,
+    dy: f64,
+) -> usize {
     let (i0, j0) = ((k % nx) as f64, (k / nx) as f64);
     // round to the nearest node (halves up) and clamp to the window; a cast, not
     // f64::round, which is a library call on the baseline x86-64 target
@@ -96,7 +104,11 @@ fn march(mask: &[bool], runs: &mut Runs, nx: usize, ny: usize, k: usize, dx: f64
     let x_major = dx.abs() == 1.0 && dy.abs() < 1.0;
     let y_major = dy.abs() == 1.0 && dx.abs() < 1.0;
     let dir = if x_major {
-        if dx > 0.0 { 0 } else { 1 }
+        if dx > 0.0 {
+            0
+        } else {
+            1
+        }
     } else if dy > 0.0 {
         2
     } else {
@@ -156,8 +168,31 @@ pub fn update(
     dt: f64,
     deform: bool,
 ) {
+    if prepare(p, grid, base, ws, dt, deform) {
+        commit(grid, base, ws);
+    }
+}
+
+/// Writes what [`prepare`] computed into the soil.
+pub fn commit(grid: &mut SoilGrid, base: &Surface, ws: &Workspace) {
+    grid.store(base, &ws.rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
+}
+
+/// [`update`] up to the store: reads the soil of the body's window, computes its new
+/// state in `ws` and returns whether [`commit`] has anything to write. Bodies whose
+/// windows do not overlap can prepare in parallel and commit one after the other: no
+/// window reads what another body's commit writes, so the soil is the same as with
+/// [`update`] body by body.
+pub fn prepare(
+    p: &SoilParams,
+    grid: &SoilGrid,
+    base: &Surface,
+    ws: &mut Workspace,
+    dt: f64,
+    deform: bool,
+) -> bool {
     if ws.rect.is_empty() {
-        return;
+        return false;
     }
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
@@ -184,8 +219,7 @@ pub fn update(
         }
     }
     if ws.foot.is_empty() || !deform {
-        grid.store(base, &rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
-        return;
+        return true;
     }
     // the footprint border: nodes outside it next to one inside (Fig. 13)
     ws.border.clear();
@@ -200,7 +234,7 @@ pub fn update(
         }
     }
     if ws.border.is_empty() {
-        return;
+        return false;
     }
     // The radial (sinkage) field of a moving body feeds the border beside its path:
     // the border ahead is the parallel field's (bulldozing), and the border behind is
@@ -326,7 +360,7 @@ pub fn update(
         &mut ws.changed,
         &mut ws.erosion_rows,
     );
-    grid.store(base, &rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
+    true
 }
 
 /// Puts `d` (m) of loose soil on node `k`: its level before loading becomes the
@@ -473,7 +507,17 @@ mod tests {
         let mut changed = vec![false; nx * ny];
         let mask = vec![false; nx * ny];
         for _ in 0..50 {
-            erode(&p, 0.01, &mask, nx, ny, &mut h, &mut zp, &mut changed, &mut vec![]);
+            erode(
+                &p,
+                0.01,
+                &mask,
+                nx,
+                ny,
+                &mut h,
+                &mut zp,
+                &mut changed,
+                &mut vec![],
+            );
         }
         let v: f64 = h.iter().sum();
         assert!((v - 0.05).abs() < 1e-15);
@@ -566,7 +610,11 @@ mod tests {
                     }
                     s += 1.0;
                 };
-                assert_eq!(march(&mask, &mut runs, nx, ny, k, dx, dy), slow, "k {k} dir {dx} {dy}");
+                assert_eq!(
+                    march(&mask, &mut runs, nx, ny, k, dx, dy),
+                    slow,
+                    "k {k} dir {dx} {dy}"
+                );
             }
         }
     }
@@ -597,7 +645,17 @@ mod tests {
             let mut changed = vec![false; n];
             let mut rows = vec![];
             for _ in 0..5 {
-                erode(&p, 0.01, &mask, nx, ny, &mut h, &mut zp, &mut changed, &mut rows);
+                erode(
+                    &p,
+                    0.01,
+                    &mask,
+                    nx,
+                    ny,
+                    &mut h,
+                    &mut zp,
+                    &mut changed,
+                    &mut rows,
+                );
                 erode_full(&p, 0.01, &mask, nx, ny, &mut h2, &mut zp2);
                 assert_eq!(h, h2);
                 assert_eq!(zp, zp2);

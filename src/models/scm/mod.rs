@@ -135,7 +135,11 @@ mod tests {
                     out.push((r.force, r.torque, r.sinkage, r.k_zz, r.c_zz));
                     deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
                 }
-                assert!(ws.nodes.len() >= contact::PARALLEL_NODES, "{}", ws.nodes.len());
+                assert!(
+                    ws.nodes.len() >= contact::PARALLEL_NODES,
+                    "{}",
+                    ws.nodes.len()
+                );
                 (out, ws.foot.clone(), grid)
             })
         };
@@ -145,9 +149,62 @@ mod tests {
         assert!(a.2 == b.2);
     }
 
+    /// Bodies with disjoint windows: preparing all updates, then committing them in
+    /// order, leaves the same soil as updating body by body (what lets the World run
+    /// the preparations in parallel).
+    #[test]
+    fn disjoint_bodies_prepare_then_commit_like_sequential_updates() {
+        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
+        let mesh = TriMesh::sphere(0.2, 48);
+        let motion = |x: f64, s: usize| BodyMotion {
+            iso: Isometry3::translation(x + 0.003 * s as f64, 0.0, 0.2 - 0.003 * s as f64),
+            v: Vector3::new(0.3, 0.0, -0.1),
+            w: Vector3::new(0.0, 1.0, 0.0),
+        };
+        let mut seq = SoilGrid::new(ds, -2.0, 2.0, -1.0, 1.0);
+        let mut two = seq.clone();
+        let (mut a, mut b) = (
+            [Workspace::default(), Workspace::default()],
+            [Workspace::default(), Workspace::default()],
+        );
+        for s in 0..15 {
+            for (k, x) in [-0.6, 0.6].into_iter().enumerate() {
+                evaluate(&p, &seq, &base, &mesh, &motion(x, s), &mut a[k]);
+                evaluate(&p, &two, &base, &mesh, &motion(x, s), &mut b[k]);
+            }
+            assert!(b[0].rect.intersect(&b[1].rect).is_empty());
+            for ws in a.iter_mut() {
+                deform::update(&p, &mut seq, &base, ws, 1e-3, true);
+            }
+            for ws in b.iter_mut() {
+                ws.pending = deform::prepare(&p, &two, &base, ws, 1e-3, true);
+            }
+            for ws in &b {
+                if ws.pending {
+                    deform::commit(&mut two, &base, ws);
+                }
+            }
+            assert!(seq == two, "step {s}");
+        }
+        assert!(seq.volume().abs() < 1e-12 && seq.tile_count() > 0);
+    }
+
     #[test]
     fn fast_floor_and_ceil_match_the_library() {
-        for &x in &[0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.999999, -2.999999, 1e6 + 0.25, -7.0, 1e-300, -1e-300] {
+        for &x in &[
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999999,
+            -2.999999,
+            1e6 + 0.25,
+            -7.0,
+            1e-300,
+            -1e-300,
+        ] {
             assert_eq!(floor_i32(x), x.floor() as i32, "{x}");
             assert_eq!(ceil_i32(x), x.ceil() as i32, "{x}");
         }
