@@ -550,7 +550,7 @@ pub fn evaluate(
                 .extend_from_slice(&ws.mask[j * nx + i0..=j * nx + i1]);
         }
         ws.edt
-            .outside_distance2(&ws.sub_mask, sx, j1 - j0 + 1, &mut ws.sub_dist2);
+            .outside_distance(&ws.sub_mask, sx, j1 - j0 + 1, &mut ws.sub_dist2);
         ws.node_dist.clear();
         for &k in &ws.nodes {
             let (i, j) = (k as usize % nx, k as usize / nx);

@@ -370,6 +370,33 @@ fn add_soil(h: &mut [f64], zp: &mut [f64], k: usize, d: f64) {
     zp[k] = (zp[k] - d).max(0.0);
 }
 
+/// One pair of neighbouring nodes `a`, `b` outside the footprint: levels it to the
+/// repose slope (`limit`, m over one spacing) if it is steeper by more than
+/// [`EROSION_TOL`], marking both nodes changed. True if soil moved.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn level_pair(
+    a: usize,
+    b: usize,
+    limit: f64,
+    mask: &[bool],
+    h: &mut [f64],
+    zp: &mut [f64],
+    changed: &mut [bool],
+) -> bool {
+    let diff = h[a] - h[b];
+    if diff.abs() <= limit + EROSION_TOL || mask[a] || mask[b] {
+        return false;
+    }
+    let m = 0.5 * (diff.abs() - limit);
+    let (hi, lo) = if diff > 0.0 { (a, b) } else { (b, a) };
+    h[hi] -= m;
+    add_soil(h, zp, lo, m);
+    changed[hi] = true;
+    changed[lo] = true;
+    true
+}
+
 /// Fig. 14: moves soil between neighbouring nodes outside the footprint until no
 /// slope exceeds the angle of repose (`EROSION_SWEEPS` Gauss-Seidel sweeps per
 /// update, alternating direction; what remains continues next update). Each move
@@ -394,29 +421,6 @@ pub fn erode(
     rows: &mut Vec<[u64; 2]>,
 ) {
     let limit = ds * p.repose.tan();
-    // one pair of neighbours: level it to the repose slope if it is steeper
-    #[inline(always)]
-    fn pair(
-        a: usize,
-        b: usize,
-        limit: f64,
-        mask: &[bool],
-        h: &mut [f64],
-        zp: &mut [f64],
-        changed: &mut [bool],
-    ) -> bool {
-        let diff = h[a] - h[b];
-        if diff.abs() <= limit + EROSION_TOL || mask[a] || mask[b] {
-            return false;
-        }
-        let m = 0.5 * (diff.abs() - limit);
-        let (hi, lo) = if diff > 0.0 { (a, b) } else { (b, a) };
-        h[hi] -= m;
-        add_soil(h, zp, lo, m);
-        changed[hi] = true;
-        changed[lo] = true;
-        true
-    }
     if nx == 0 || ny == 0 {
         return;
     }
@@ -462,11 +466,11 @@ pub fn erode(
                     }
                 }
                 let k = j * nx + i;
-                if i + 1 < nx && pair(k, k + 1, limit, mask, h, zp, changed) {
+                if i + 1 < nx && level_pair(k, k + 1, limit, mask, h, zp, changed) {
                     rows[j][1] |= 1 << (i / bw) | 1 << ((i + 1) / bw);
                     moved = true;
                 }
-                if j + 1 < ny && pair(k, k + nx, limit, mask, h, zp, changed) {
+                if j + 1 < ny && level_pair(k, k + nx, limit, mask, h, zp, changed) {
                     rows[j][1] |= 1 << (i / bw);
                     rows[j + 1][1] |= 1 << (i / bw);
                     moved = true;
@@ -529,7 +533,7 @@ mod tests {
         }
     }
 
-    /// The reference: every pair in every sweep.
+    /// The reference: every pair in every sweep (the same leveling of a pair).
     #[allow(clippy::too_many_arguments)]
     fn erode_full(
         p: &SoilParams,
@@ -541,17 +545,7 @@ mod tests {
         zp: &mut [f64],
     ) {
         let limit = ds * p.repose.tan();
-        let pair = |a: usize, b: usize, h: &mut [f64], zp: &mut [f64]| {
-            let diff = h[a] - h[b];
-            if diff.abs() <= limit + EROSION_TOL || mask[a] || mask[b] {
-                return false;
-            }
-            let m = 0.5 * (diff.abs() - limit);
-            let (hi, lo) = if diff > 0.0 { (a, b) } else { (b, a) };
-            h[hi] -= m;
-            add_soil(h, zp, lo, m);
-            true
-        };
+        let mut changed = vec![false; h.len()];
         for sweep in 0..EROSION_SWEEPS {
             let mut moved = false;
             for jj in 0..ny {
@@ -560,10 +554,10 @@ mod tests {
                     let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
                     let k = j * nx + i;
                     if i + 1 < nx {
-                        moved |= pair(k, k + 1, h, zp);
+                        moved |= level_pair(k, k + 1, limit, mask, h, zp, &mut changed);
                     }
                     if j + 1 < ny {
-                        moved |= pair(k, k + nx, h, zp);
+                        moved |= level_pair(k, k + nx, limit, mask, h, zp, &mut changed);
                     }
                 }
             }

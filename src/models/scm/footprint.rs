@@ -64,91 +64,23 @@ pub fn area_and_contour(mask: &[bool], nx: usize, nodes: &[u32]) -> (f64, f64) {
     (a, l)
 }
 
-/// Exact squared Euclidean distance transform with the index of the nearest
-/// zero-cost node (Felzenszwalb and Huttenlocher 2012), in O(n) for the whole window:
-/// `f[k]` is 0 for source nodes and +inf elsewhere on input; on output `f[k]` is the
-/// squared distance (in nodes) to the nearest source and `arg[k]` its index.
-/// `v`, `z`, `g`, `ga` are work buffers.
+/// Exact squared Euclidean distance transform of a footprint mask (Felzenszwalb and
+/// Huttenlocher 2012), in O(n) for the window: the values are integers, exact in f64.
+/// `v`, `z`, `g` are work buffers (no allocation once warm).
 #[derive(Default)]
 pub struct Edt {
     v: Vec<usize>,
     z: Vec<f64>,
     g: Vec<f64>,
-    ga: Vec<u32>,
 }
 
 impl Edt {
-    fn line(&mut self, f: &mut [f64], arg: &mut [u32], start: usize, stride: usize, n: usize) {
-        self.v.resize(n, 0);
-        self.z.resize(n + 1, 0.0);
-        self.g.resize(n, 0.0);
-        self.ga.resize(n, 0);
-        for q in 0..n {
-            self.g[q] = f[start + q * stride];
-            self.ga[q] = arg[start + q * stride];
-        }
-        let mut k = 0usize;
-        // first finite sample
-        let Some(first) = (0..n).find(|&q| self.g[q].is_finite()) else {
-            return;
-        };
-        self.v[0] = first;
-        self.z[0] = f64::NEG_INFINITY;
-        self.z[1] = f64::INFINITY;
-        for q in first + 1..n {
-            if !self.g[q].is_finite() {
-                continue;
-            }
-            loop {
-                let p = self.v[k];
-                let s = ((self.g[q] + (q * q) as f64) - (self.g[p] + (p * p) as f64))
-                    / (2.0 * (q as f64 - p as f64));
-                // z[0] = -inf: the loop stops at k = 0 at the latest
-                if s <= self.z[k] {
-                    k -= 1;
-                    continue;
-                }
-                k += 1;
-                self.v[k] = q;
-                self.z[k] = s;
-                self.z[k + 1] = f64::INFINITY;
-                break;
-            }
-        }
-        let mut k = 0usize;
-        for q in 0..n {
-            while self.z[k + 1] < q as f64 {
-                k += 1;
-            }
-            let p = self.v[k];
-            let d = q as f64 - p as f64;
-            f[start + q * stride] = d * d + self.g[p];
-            arg[start + q * stride] = self.ga[p];
-        }
-    }
-
     /// Squared distance (in nodes) of every window node to the nearest node outside
-    /// `mask`, into `dist2`, and that node's index, into `arg` (both resized).
-    pub fn outside_distance(
-        &mut self,
-        mask: &[bool],
-        nx: usize,
-        ny: usize,
-        dist2: &mut Vec<f64>,
-        arg: &mut Vec<u32>,
-    ) {
-        dist2.clear();
-        dist2.extend(mask.iter().map(|&m| if m { f64::INFINITY } else { 0.0 }));
-        arg.resize(mask.len(), 0);
-        self.transform(dist2, arg, nx, ny);
-    }
-
-    /// [`Edt::outside_distance`] without the nearest nodes, and faster: the first pass
-    /// of a binary mask is the plain 1D distance to the nearest outside node (two scans
-    /// along each column, all columns at once row by row), only the second pass (along
-    /// the rows, contiguous in memory) needs the lower envelope. Same values (integers,
-    /// exact in f64).
-    pub fn outside_distance2(&mut self, mask: &[bool], nx: usize, ny: usize, dist2: &mut Vec<f64>) {
+    /// `mask`, into `dist2` (resized; +inf where no node is outside). The first pass
+    /// of a binary mask is the plain 1D distance to the nearest outside node (two
+    /// scans along each column, all columns at once row by row); only the second pass,
+    /// along the rows (contiguous in memory), needs the lower envelope.
+    pub fn outside_distance(&mut self, mask: &[bool], nx: usize, ny: usize, dist2: &mut Vec<f64>) {
         dist2.clear();
         dist2.resize(mask.len(), 0.0);
         let d = &mut self.z;
@@ -176,24 +108,6 @@ impl Edt {
             let line = &mut dist2[j * nx..(j + 1) * nx];
             if line.iter().any(|&x| x != 0.0) {
                 envelope(line, &mut self.v, &mut self.z, &mut self.g);
-            }
-        }
-    }
-
-    /// Transforms `f` (nx by ny, row-major) in place; `arg` receives nearest sources.
-    pub fn transform(&mut self, f: &mut [f64], arg: &mut [u32], nx: usize, ny: usize) {
-        for (k, a) in arg.iter_mut().enumerate() {
-            *a = k as u32;
-        }
-        // a line of sources only (all 0) is its own transform: skipped, same result
-        for j in 0..ny {
-            if f[j * nx..(j + 1) * nx].iter().any(|&x| x != 0.0) {
-                self.line(f, arg, j * nx, 1, nx);
-            }
-        }
-        for i in 0..nx {
-            if (0..ny).any(|j| f[j * nx + i] != 0.0) {
-                self.line(f, arg, i, nx, ny);
             }
         }
     }
@@ -339,49 +253,50 @@ mod tests {
         assert!((l - 120.0).abs() < 3.0, "{l}");
     }
 
-    #[test]
-    fn distance_transform_is_exact() {
-        let (mask, n, _) = disc(9.0);
-        let (mut f, mut arg) = (vec![], vec![]);
-        Edt::default().outside_distance(&mask, n, n, &mut f, &mut arg);
-        for k in 0..f.len() {
-            // brute force
-            let (i, j) = ((k % n) as f64, (k / n) as f64);
-            let mut best = f64::INFINITY;
-            for (q, &m) in mask.iter().enumerate() {
-                if !m {
-                    let (a, b) = ((q % n) as f64, (q / n) as f64);
-                    best = best.min((a - i).powi(2) + (b - j).powi(2));
+    /// Brute force: the squared distance of each node to the nearest node outside.
+    fn brute(mask: &[bool], nx: usize) -> Vec<f64> {
+        (0..mask.len())
+            .map(|k| {
+                let (i, j) = ((k % nx) as f64, (k / nx) as f64);
+                let mut best = f64::INFINITY;
+                for (q, &m) in mask.iter().enumerate() {
+                    if !m {
+                        let (a, b) = ((q % nx) as f64, (q / nx) as f64);
+                        best = best.min((a - i).powi(2) + (b - j).powi(2));
+                    }
                 }
-            }
-            assert_eq!(f[k], best, "node {k}");
-            let q = arg[k] as usize;
-            assert!(!mask[q]);
-            let (a, b) = ((q % n) as f64, (q / n) as f64);
-            assert_eq!((a - i).powi(2) + (b - j).powi(2), best);
-        }
+                best
+            })
+            .collect()
     }
 
     #[test]
-    fn the_fast_transform_gives_the_same_distances() {
+    fn distance_transform_is_exact() {
+        let (mask, n, _) = disc(9.0);
+        let mut f = vec![];
+        Edt::default().outside_distance(&mask, n, n, &mut f);
+        assert_eq!(f, brute(&mask, n));
+    }
+
+    #[test]
+    fn distance_transform_is_exact_on_random_masks() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let (nx, ny) = (37, 29);
         let mut edt = Edt::default();
         for fill in [0.3, 0.7, 0.95, 1.0] {
             let mask: Vec<bool> = (0..nx * ny).map(|_| rng.gen::<f64>() < fill).collect();
-            let (mut a, mut arg, mut b) = (vec![], vec![], vec![]);
-            edt.outside_distance(&mask, nx, ny, &mut a, &mut arg);
-            edt.outside_distance2(&mask, nx, ny, &mut b);
-            assert_eq!(a, b, "fill {fill}");
+            let mut f = vec![];
+            edt.outside_distance(&mask, nx, ny, &mut f);
+            assert_eq!(f, brute(&mask, nx), "fill {fill}");
         }
     }
 
     #[test]
     fn gamma_is_flat_for_sand_and_peaks_near_two_for_clay() {
         let (mask, n, nodes) = disc(30.0);
-        let (mut f, mut arg) = (vec![], vec![]);
-        Edt::default().outside_distance(&mask, n, n, &mut f, &mut arg);
+        let mut f = vec![];
+        Edt::default().outside_distance(&mask, n, n, &mut f);
         let d: Vec<f64> = nodes.iter().map(|&k| f[k as usize].sqrt()).collect();
         let mut g = vec![];
         pressure_weights(0.0, &d, &mut g);
