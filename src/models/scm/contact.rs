@@ -116,7 +116,7 @@ pub struct Workspace {
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
     /// A prepared soil update waits for its commit (see [`super::deform::prepare`]).
-    pub pending: bool,
+    pub(crate) pending: bool,
     /// Footprint runs for the parallel field's walks.
     pub(crate) runs: super::deform::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.

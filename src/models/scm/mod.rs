@@ -107,8 +107,6 @@ mod tests {
         }
     }
 
-    /// A plate pressed into flat soil follows eq. (2) with the discrete A and L, and
-    /// the soil it displaces stays in the field (volume conserved).
     /// Footprints over `contact::PARALLEL_NODES` compute node forces in parallel: the
     /// totals, the node data and the soil are the same bits on 1 and 3 threads.
     #[test]
@@ -210,6 +208,8 @@ mod tests {
         }
     }
 
+    /// A plate pressed into flat soil follows eq. (2) with the discrete A and L, and
+    /// the soil it displaces stays in the field (volume conserved).
     #[test]
     fn a_pressed_plate_traces_eq_2_and_conserves_volume() {
         let ds = 0.01;
