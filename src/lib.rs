@@ -19,6 +19,7 @@ pub mod assets;
 pub mod cosim;
 pub mod guid;
 pub mod models;
+pub mod parallel;
 pub mod scenario;
 
 #[cfg(feature = "packager")]

@@ -234,6 +234,8 @@ pub unsafe extern "C" fn fmi2FreeInstance(c: fmi2Component) {
     }
     let _ = catch_unwind(AssertUnwindSafe(|| {
         drop(Box::from_raw(c as *mut Instance));
+        // no helper thread spins on in this library after the last call into it
+        contact_fmu::parallel::rest();
     }));
 }
 

@@ -17,7 +17,7 @@ use nalgebra::Isometry3;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::shape::SharedShape;
-use rayon::prelude::*;
+use crate::parallel;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -647,19 +647,9 @@ impl World {
         };
         let (grid, base) = (&soil.grid, &self.surface);
         let (meshes, motions) = (&self.scm_meshes, &self.scm_motion);
-        if meshes.len() > 1 {
-            self.scm_ws
-                .par_iter_mut()
-                .zip(meshes.par_iter())
-                .zip(motions.par_iter())
-                .for_each(|((ws, mesh), motion)| {
-                    scm::evaluate(&p, grid, base, mesh, motion, ws);
-                });
-        } else {
-            for ((ws, mesh), motion) in self.scm_ws.iter_mut().zip(meshes).zip(motions) {
-                scm::evaluate(&p, grid, base, mesh, motion, ws);
-            }
-        }
+        parallel::for_each_mut(&mut self.scm_ws, |m, ws| {
+            scm::evaluate(&p, grid, base, &meshes[m], &motions[m], ws);
+        });
     }
 
     /// SCM soil update (the second clock): after `dt` of model time, when the update
@@ -692,7 +682,7 @@ impl World {
         });
         if n > 1 && disjoint {
             let (grid, base) = (&soil.grid, &self.surface);
-            self.scm_ws.par_iter_mut().for_each(|ws| {
+            parallel::for_each_mut(&mut self.scm_ws, |_, ws| {
                 ws.pending = scm::deform::prepare(&p, grid, base, ws, elapsed, deform);
             });
             for ws in &self.scm_ws {

@@ -1,0 +1,279 @@
+//! Fork-join for the step loop: a few helper threads that stay hot between calls.
+//!
+//! A model step forks small jobs (one per SCM body, 20 to 200 us each) two or three
+//! times per step. Rayon parks its idle workers, and waking a parked thread costs
+//! about 100 us on virtual machines like this project's (measured: a `par_iter` over
+//! six trivial items takes 15 us back to back, 100 to 140 us after the calling thread
+//! worked 50 to 200 us in between), which ate a third of a six-wheel rover step.
+//! Here the calling thread takes part in its own job, and the helpers spin for
+//! [`SPIN`] after each job before they park (OpenMP's runtimes do the same, for 200 ms
+//! by default): a job that follows within a step finds them awake, and a helper that
+//! is still asleep only misses items, it never delays the caller.
+//!
+//! Results do not depend on which thread runs an item: each item writes only its own
+//! slot, callers combine the slots in item order.
+//!
+//! How many threads: [`rayon::current_num_threads`] bounds them (so a test running in a
+//! one-thread rayon pool runs sequentially), and the helpers are the machine's cores
+//! less one (none on one core), created on first use and shared by every World in the
+//! process; a call made while another thread's job runs on them runs on its caller
+//! alone.
+
+use std::cell::UnsafeCell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Mutex, OnceLock, TryLockError};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// How long an idle helper spins before it parks.
+pub const SPIN: Duration = Duration::from_millis(2);
+
+/// A job: items `0..n`, each run once by `f`.
+#[derive(Clone, Copy)]
+struct Job {
+    f: *const (dyn Fn(usize) + Sync),
+    n: usize,
+    /// Helpers taking part: those with a lower index.
+    helpers: usize,
+}
+
+struct Shared {
+    /// Written by the caller only while `open` is false (see [`for_each`]).
+    job: UnsafeCell<Job>,
+    /// Helpers may take items.
+    open: AtomicBool,
+    /// Next item to take.
+    next: AtomicUsize,
+    /// Helpers between their check of `open` and the end of their last item.
+    active: AtomicUsize,
+    /// Bumped for every job: what helpers wait for.
+    epoch: AtomicUsize,
+    /// Helpers park now instead of spinning (see [`rest`]).
+    rest: AtomicBool,
+    /// A helper's item panicked; the caller re-raises it.
+    panicked: AtomicBool,
+    /// Of each helper: parked (or about to), so the caller unparks it.
+    sleeping: Vec<AtomicBool>,
+}
+
+// SAFETY: `job` is written only by the thread holding `Pool::busy` while `open` is
+// false, and read by helpers only after they saw `open` true (SeqCst) after counting
+// themselves in `active`; the caller waits for `active` to drop to zero before it
+// returns (and so before the closure behind `job.f` goes away).
+unsafe impl Sync for Shared {}
+unsafe impl Send for Shared {}
+
+struct Pool {
+    shared: &'static Shared,
+    threads: Vec<Thread>,
+    busy: Mutex<()>,
+}
+
+static POOL: OnceLock<Pool> = OnceLock::new();
+
+fn pool() -> &'static Pool {
+    POOL.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let helpers = cores.saturating_sub(1).min(15);
+        let noop: &'static (dyn Fn(usize) + Sync) = &|_| {};
+        let shared: &'static Shared = Box::leak(Box::new(Shared {
+            job: UnsafeCell::new(Job {
+                f: noop,
+                n: 0,
+                helpers: 0,
+            }),
+            open: AtomicBool::new(false),
+            next: AtomicUsize::new(0),
+            active: AtomicUsize::new(0),
+            epoch: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+            rest: AtomicBool::new(false),
+            sleeping: (0..helpers).map(|_| AtomicBool::new(false)).collect(),
+        }));
+        let mut threads = Vec::new();
+        for h in 0..helpers {
+            let spawned = std::thread::Builder::new()
+                .name(format!("contact-fmu-{h}"))
+                .spawn(move || helper(shared, h));
+            // no helper thread (resource limits): fewer helpers, still correct
+            let Ok(handle) = spawned else { break };
+            threads.push(handle.thread().clone());
+        }
+        Pool {
+            shared,
+            threads,
+            busy: Mutex::new(()),
+        }
+    })
+}
+
+fn helper(s: &'static Shared, me: usize) {
+    let mut seen = s.epoch.load(SeqCst);
+    loop {
+        // wait for the next job: spin, then park
+        let start = Instant::now();
+        let mut spins = 0u32;
+        while s.epoch.load(SeqCst) == seen {
+            std::hint::spin_loop();
+            spins = spins.wrapping_add(1);
+            if spins % 256 == 0 && (s.rest.load(SeqCst) || start.elapsed() > SPIN) {
+                s.sleeping[me].store(true, SeqCst);
+                while s.epoch.load(SeqCst) == seen {
+                    std::thread::park();
+                }
+                s.sleeping[me].store(false, SeqCst);
+            }
+        }
+        seen = s.epoch.load(SeqCst);
+        s.active.fetch_add(1, SeqCst);
+        if s.open.load(SeqCst) {
+            // SAFETY: see `Shared`: the job is live while `open` and we are active
+            let job = unsafe { *s.job.get() };
+            let f = unsafe { &*job.f };
+            while me < job.helpers {
+                let i = s.next.fetch_add(1, SeqCst);
+                if i >= job.n {
+                    break;
+                }
+                if catch_unwind(AssertUnwindSafe(|| f(i))).is_err() {
+                    s.panicked.store(true, SeqCst);
+                }
+            }
+        }
+        s.active.fetch_sub(1, SeqCst);
+    }
+}
+
+/// Closes the job and waits for the helpers, also when the caller's item panics.
+struct Close<'a>(&'a Shared);
+
+impl Drop for Close<'_> {
+    fn drop(&mut self) {
+        self.0.open.store(false, SeqCst);
+        while self.0.active.load(SeqCst) != 0 {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Runs `f(i)` for every `i` in `0..n`, each once, on the calling thread and the hot
+/// helpers; returns when all are done. A panic in any item is raised here.
+pub fn for_each(n: usize, f: &(dyn Fn(usize) + Sync)) {
+    let workers = rayon::current_num_threads().max(1);
+    if n <= 1 || workers == 1 {
+        return (0..n).for_each(f);
+    }
+    let pool = pool();
+    if pool.threads.is_empty() {
+        return (0..n).for_each(f);
+    }
+    let guard = match pool.busy.try_lock() {
+        Ok(g) => g,
+        // an item panicked in an earlier job: the pool itself is fine
+        Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        // another thread's job is on the helpers (or this is a nested call): run here
+        Err(TryLockError::WouldBlock) => return (0..n).for_each(f),
+    };
+    let helpers = (workers - 1).min(pool.threads.len());
+    let s = pool.shared;
+    // SAFETY: `open` is false and we hold `busy`: no helper reads `job` now. The
+    // lifetime is erased; `Close` keeps the closure alive until no helper uses it.
+    unsafe {
+        *s.job.get() = Job {
+            f: std::mem::transmute::<&(dyn Fn(usize) + Sync), &'static (dyn Fn(usize) + Sync)>(f),
+            n,
+            helpers,
+        };
+    }
+    s.next.store(0, SeqCst);
+    s.panicked.store(false, SeqCst);
+    s.rest.store(false, SeqCst);
+    s.open.store(true, SeqCst);
+    s.epoch.fetch_add(1, SeqCst);
+    // wake the parked helpers that take part
+    for (h, t) in pool.threads.iter().enumerate().take(helpers) {
+        if s.sleeping[h].load(SeqCst) {
+            t.unpark();
+        }
+    }
+    {
+        let _close = Close(s);
+        loop {
+            let i = s.next.fetch_add(1, SeqCst);
+            if i >= n {
+                break;
+            }
+            f(i);
+        }
+    }
+    let panicked = s.panicked.load(SeqCst);
+    drop(guard);
+    if panicked {
+        resume_unwind(Box::new("a parallel item panicked"));
+    }
+}
+
+/// Lets the helpers park at once rather than spin out [`SPIN`], and waits (at most
+/// 10 ms) until they do: for the end of a simulation (`fmi2FreeInstance`), so that no
+/// thread still runs this library's code when an importer unloads it.
+pub fn rest() {
+    let Some(pool) = POOL.get() else { return };
+    let s = pool.shared;
+    s.rest.store(true, SeqCst);
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(10)
+        && !(s.sleeping.iter().all(|z| z.load(SeqCst)) && s.active.load(SeqCst) == 0)
+    {
+        std::thread::yield_now();
+    }
+}
+
+/// [`for_each`] over the items of a slice, each borrowed mutably by one call.
+pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
+    struct Ptr<T>(*mut T);
+    // SAFETY: each index is handed out once (`for_each`), so no two calls alias
+    unsafe impl<T: Send> Sync for Ptr<T> {}
+    let base = Ptr(items.as_mut_ptr());
+    let n = items.len();
+    for_each(n, &|i| {
+        let base = &base;
+        f(i, unsafe { &mut *base.0.add(i) })
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_item_runs_once_and_panics_reach_the_caller() {
+        for n in [0, 1, 2, 7, 1000] {
+            let mut hits = vec![0u32; n];
+            for_each_mut(&mut hits, |i, h| *h += i as u32 + 1);
+            assert!(hits.iter().enumerate().all(|(i, &h)| h == i as u32 + 1));
+        }
+        // jobs back to back and after the helpers parked
+        for pause in [0, 3] {
+            std::thread::sleep(Duration::from_millis(pause));
+            let sum = AtomicUsize::new(0);
+            for_each(100, &|i| {
+                sum.fetch_add(i, SeqCst);
+            });
+            assert_eq!(sum.load(SeqCst), 4950);
+        }
+        rest();
+        let r = catch_unwind(|| {
+            for_each(64, &|i| {
+                if i == 40 {
+                    panic!("item 40");
+                }
+            })
+        });
+        assert!(r.is_err());
+        // still usable after a panic
+        let mut v = vec![1.0; 10];
+        for_each_mut(&mut v, |_, x| *x *= 2.0);
+        assert_eq!(v, vec![2.0; 10]);
+    }
+}
