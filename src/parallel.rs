@@ -242,6 +242,35 @@ pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) 
     });
 }
 
+/// [`for_each`] over chunks `c` of `chunk` items of two slices of the same length:
+/// `f(c, &mut a[c * chunk..], &mut b[c * chunk..])`, each chunk up to `chunk` long.
+pub fn for_each_chunk_pair<A: Send, B: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    chunk: usize,
+    f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+) {
+    assert_eq!(a.len(), b.len(), "for_each_chunk_pair: slices of unequal length");
+    assert!(chunk > 0, "for_each_chunk_pair: empty chunks");
+    struct Ptr<A, B>(*mut A, *mut B);
+    // SAFETY: chunk c covers c * chunk .. (c + 1) * chunk of both slices only, and each
+    // c is handed out once (`for_each`): no two calls alias
+    unsafe impl<A: Send, B: Send> Sync for Ptr<A, B> {}
+    let base = Ptr(a.as_mut_ptr(), b.as_mut_ptr());
+    let n = a.len();
+    for_each(n.div_ceil(chunk), &|c| {
+        let base = &base;
+        let (start, len) = (c * chunk, chunk.min(n - c * chunk));
+        let (sa, sb) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(base.0.add(start), len),
+                std::slice::from_raw_parts_mut(base.1.add(start), len),
+            )
+        };
+        f(c, sa, sb)
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -271,6 +300,16 @@ mod tests {
             })
         });
         assert!(r.is_err());
+        for n in [0, 5, 64, 65, 1000] {
+            let (mut a, mut b) = (vec![0usize; n], vec![0usize; n]);
+            for_each_chunk_pair(&mut a, &mut b, 16, |c, x, y| {
+                for (k, (x, y)) in x.iter_mut().zip(y).enumerate() {
+                    (*x, *y) = (c * 16 + k, c);
+                }
+            });
+            assert!(a.iter().enumerate().all(|(i, &x)| x == i));
+            assert!(b.iter().enumerate().all(|(i, &c)| c == i / 16));
+        }
         // still usable after a panic
         let mut v = vec![1.0; 10];
         for_each_mut(&mut v, |_, x| *x *= 2.0);

@@ -600,17 +600,18 @@ pub fn evaluate(
     ws.foot.resize(count, FootNode::default());
     ws.node_out.resize(count, NodeOut::default());
     if count >= PARALLEL_NODES {
-        use rayon::prelude::*;
-        ws.nodes
-            .par_chunks(PARALLEL_CHUNK)
-            .zip(ws.foot.par_chunks_mut(PARALLEL_CHUNK))
-            .zip(ws.node_out.par_chunks_mut(PARALLEL_CHUNK))
-            .enumerate()
-            .for_each(|(c, ((ks, foot), out))| {
-                for (o, ((&k, fo), no)) in ks.iter().zip(foot).zip(out).enumerate() {
-                    (*fo, *no) = node.force(c * PARALLEL_CHUNK + o, k as usize);
+        let nodes = &ws.nodes;
+        crate::parallel::for_each_chunk_pair(
+            &mut ws.foot,
+            &mut ws.node_out,
+            PARALLEL_CHUNK,
+            |c, foot, out| {
+                let m0 = c * PARALLEL_CHUNK;
+                for (o, (fo, no)) in foot.iter_mut().zip(out).enumerate() {
+                    (*fo, *no) = node.force(m0 + o, nodes[m0 + o] as usize);
                 }
-            });
+            },
+        );
     } else {
         for (m, ((&k, fo), no)) in ws
             .nodes
