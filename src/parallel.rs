@@ -131,14 +131,17 @@ fn helper(s: &'static Shared, me: usize) {
             // SAFETY: see `Shared`: the job is live while `open` and we are active
             let job = unsafe { *s.job.get() };
             let f = unsafe { &*job.f };
-            while me < job.helpers {
-                let i = s.next.fetch_add(1, SeqCst);
-                if i >= job.n {
-                    break;
-                }
+            // helpers beyond the job's thread bound sit it out
+            let mut i = if me < job.helpers {
+                s.next.fetch_add(1, SeqCst)
+            } else {
+                job.n
+            };
+            while i < job.n {
                 if catch_unwind(AssertUnwindSafe(|| f(i))).is_err() {
                     s.panicked.store(true, SeqCst);
                 }
+                i = s.next.fetch_add(1, SeqCst);
             }
         }
         s.active.fetch_sub(1, SeqCst);
@@ -250,7 +253,11 @@ pub fn for_each_chunk_pair<A: Send, B: Send>(
     chunk: usize,
     f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
 ) {
-    assert_eq!(a.len(), b.len(), "for_each_chunk_pair: slices of unequal length");
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "for_each_chunk_pair: slices of unequal length"
+    );
     assert!(chunk > 0, "for_each_chunk_pair: empty chunks");
     struct Ptr<A, B>(*mut A, *mut B);
     // SAFETY: chunk c covers c * chunk .. (c + 1) * chunk of both slices only, and each

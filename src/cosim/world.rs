@@ -12,12 +12,12 @@ use crate::models::scm::{self, BodyMotion, ContactResult, SoilGrid, SoilParams, 
 use crate::models::single_wheel::{self, RigReport};
 use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
 use crate::models::terrain::{ramps_profile, Surface};
+use crate::parallel;
 use crate::scenario::Scenario;
 use nalgebra::Isometry3;
 use nalgebra::{Quaternion, UnitQuaternion, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::shape::SharedShape;
-use crate::parallel;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

@@ -73,10 +73,37 @@ pub struct FootNode {
     pub zn: f64,
 }
 
+/// The scan conversion of an evaluation, kept for the next one of the same body at the
+/// same pose (a rover's wheel is evaluated for the sub-step and again for the outputs
+/// after the soil update): it depends on the mesh's world vertices, the grid and the
+/// set of faces reaching below the soil top, and on nothing else.
+#[derive(Default)]
+struct Raster {
+    valid: bool,
+    /// The grid it was made on: spacing and extent.
+    ds: f64,
+    extent: Rect,
+    /// The mesh's triangles (address and count; the vertices are compared in world).
+    triangles: (usize, usize),
+    /// The window before it shrinks to the footprint.
+    rect: Rect,
+    /// A soil top in (`hi_kept`, `lo_excluded`] keeps the same faces: the highest
+    /// lowest point of a kept face, the lowest lowest point of a face left out.
+    hi_kept: f64,
+    lo_excluded: f64,
+    zmin: Vec<f64>,
+    face: Vec<u32>,
+}
+
 /// Work buffers of one body (reused from step to step: no allocation once warm).
 #[derive(Default)]
 pub struct Workspace {
     world: Vec<Vector3<f64>>,
+    /// The world vertices of the evaluation before (to tell whether the pose changed).
+    world_before: Vec<Vector3<f64>>,
+    raster: Raster,
+    /// Evaluations that reused the scan conversion (for tests).
+    pub(crate) raster_reuses: u64,
     kept: Vec<u32>,
     /// Unit normal (into the body) of each kept face.
     face_normal: Vec<Vector3<f64>>,
@@ -336,42 +363,12 @@ impl NodeInput<'_> {
     }
 }
 
-/// Contact forces of `mesh` (body frame) moving with `motion` on the soil: eq. (1) to
-/// (9). Reads the soil, changes nothing in it; the footprint stays in `ws` for
-/// [`super::deform::update`].
-pub fn evaluate(
-    p: &SoilParams,
-    grid: &SoilGrid,
-    base: &Surface,
-    mesh: &TriMesh,
-    motion: &BodyMotion,
-    ws: &mut Workspace,
-) -> ContactResult {
+/// Scan conversion of the faces of `mesh` (world vertices in `ws.world`) that reach
+/// below `z_top`: the window (their box and [`MARGIN`]), each window node's lowest mesh
+/// point above it (`ws.zmin`) and its face (`ws.face`), kept in `ws.raster` for the
+/// next evaluation. None: no face reaches below, or the window is too small.
+fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64) -> Option<Rect> {
     let ds = grid.ds;
-    // vertices to world, and the body's bounds
-    ws.world.clear();
-    let mut lo = Vector3::repeat(f64::INFINITY);
-    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
-    for v in &mesh.vertices {
-        let w = (motion.iso * Point3::from(*v)).coords;
-        lo = lo.inf(&w);
-        hi = hi.sup(&w);
-        ws.world.push(w);
-    }
-    let body_rect = Rect {
-        i0: (lo.x / ds).ceil() as i32,
-        j0: (lo.y / ds).ceil() as i32,
-        nx: ((hi.x / ds).floor() - (lo.x / ds).ceil()) as i32 + 1,
-        ny: ((hi.y / ds).floor() - (lo.y / ds).ceil()) as i32 + 1,
-    }
-    .intersect(&grid.extent);
-    if body_rect.is_empty() || !lo.z.is_finite() {
-        return clear_result(ws);
-    }
-    let z_top = grid.max_height(base, &body_rect);
-    if lo.z >= z_top {
-        return clear_result(ws);
-    }
     // faces reaching below the soil top, and their node range
     ws.kept.clear();
     ws.face_normal.clear();
@@ -382,9 +379,12 @@ pub fn evaluate(
         f64::NEG_INFINITY,
     );
     let (mut sum_x, mut sum_y) = (0.0, 0.0);
+    let (mut hi_kept, mut lo_excluded) = (f64::NEG_INFINITY, f64::INFINITY);
     for (f, t) in mesh.triangles.iter().enumerate() {
         let [a, b, c] = t.map(|k| ws.world[k as usize]);
-        if a.z.min(b.z).min(c.z) >= z_top {
+        let lowest = a.z.min(b.z).min(c.z);
+        if lowest >= z_top {
+            lo_excluded = lo_excluded.min(lowest);
             continue;
         }
         let n = (b - a).cross(&(c - a));
@@ -394,6 +394,7 @@ pub fn evaluate(
         }
         // the lowest surface of a closed body faces down: the soil pushes along -n_out
         let n_in = if n.z < 0.0 { -n / len } else { n / len };
+        hi_kept = hi_kept.max(lowest);
         ws.kept.push(f as u32);
         ws.face_normal.push(n_in);
         let (fx0, fx1) = (a.x.min(b.x).min(c.x), a.x.max(b.x).max(c.x));
@@ -402,7 +403,7 @@ pub fn evaluate(
         (sum_x, sum_y) = (sum_x + (fx1 - fx0), sum_y + (fy1 - fy0));
     }
     if ws.kept.is_empty() {
-        return clear_result(ws);
+        return None;
     }
     let i0 = (xa / ds).ceil() as i32;
     let j0 = (ya / ds).ceil() as i32;
@@ -414,9 +415,8 @@ pub fn evaluate(
     }
     .grow(MARGIN)
     .intersect(&grid.extent);
-    let mut rect = rect;
     if rect.nx < 3 || rect.ny < 3 {
-        return clear_result(ws);
+        return None;
     }
     ws.rect = rect;
     let len = rect.len();
@@ -432,6 +432,77 @@ pub fn evaluate(
         let tri = mesh.triangles[ws.kept[kf] as usize];
         rasterize(ws, tri, kf as u32, ds, columns);
     }
+    let r = &mut ws.raster;
+    (r.valid, r.ds, r.extent, r.rect) = (true, ds, grid.extent, rect);
+    r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
+    (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
+    r.zmin.clone_from(&ws.zmin);
+    r.face.clone_from(&ws.face);
+    Some(rect)
+}
+
+/// Contact forces of `mesh` (body frame) moving with `motion` on the soil: eq. (1) to
+/// (9). Reads the soil, changes nothing in it; the footprint stays in `ws` for
+/// [`super::deform::update`].
+pub fn evaluate(
+    p: &SoilParams,
+    grid: &SoilGrid,
+    base: &Surface,
+    mesh: &TriMesh,
+    motion: &BodyMotion,
+    ws: &mut Workspace,
+) -> ContactResult {
+    let ds = grid.ds;
+    // vertices to world, and the body's bounds
+    std::mem::swap(&mut ws.world, &mut ws.world_before);
+    ws.world.clear();
+    let mut lo = Vector3::repeat(f64::INFINITY);
+    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+    for v in &mesh.vertices {
+        let w = (motion.iso * Point3::from(*v)).coords;
+        lo = lo.inf(&w);
+        hi = hi.sup(&w);
+        ws.world.push(w);
+    }
+    // the last scan conversion holds only for the same vertices
+    ws.raster.valid &= ws.world == ws.world_before;
+    let body_rect = Rect {
+        i0: (lo.x / ds).ceil() as i32,
+        j0: (lo.y / ds).ceil() as i32,
+        nx: ((hi.x / ds).floor() - (lo.x / ds).ceil()) as i32 + 1,
+        ny: ((hi.y / ds).floor() - (lo.y / ds).ceil()) as i32 + 1,
+    }
+    .intersect(&grid.extent);
+    if body_rect.is_empty() || !lo.z.is_finite() {
+        return clear_result(ws);
+    }
+    let z_top = grid.max_height(base, &body_rect);
+    if lo.z >= z_top {
+        return clear_result(ws);
+    }
+    let raster = &ws.raster;
+    let reuse = raster.valid
+        && raster.ds == ds
+        && raster.extent == grid.extent
+        && raster.triangles == (mesh.triangles.as_ptr() as usize, mesh.triangles.len())
+        && raster.hi_kept < z_top
+        && z_top <= raster.lo_excluded;
+    let mut rect;
+    if reuse {
+        // the same faces at the same place: the same window, lowest points and faces
+        rect = raster.rect;
+        ws.raster_reuses += 1;
+        ws.rect = rect;
+        ws.zmin.clone_from(&ws.raster.zmin);
+        ws.face.clone_from(&ws.raster.face);
+    } else {
+        ws.raster.valid = false;
+        match scan_convert(ws, mesh, grid, z_top) {
+            Some(r) => rect = r,
+            None => return clear_result(ws),
+        }
+    }
+    let len = rect.len();
     grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
     // window's edge, whose neighbours are unknown)

@@ -147,6 +147,66 @@ mod tests {
         assert!(a.2 == b.2);
     }
 
+    /// A body evaluated again at the same pose after a soil update (the World's output
+    /// evaluation) reuses its scan conversion: the same result, node for node, as a
+    /// fresh workspace that scan-converts anew.
+    #[test]
+    fn an_evaluation_at_the_same_pose_reuses_the_scan_conversion_exactly() {
+        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
+        let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
+        let mesh = TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64);
+        let mut ws = Workspace::default();
+        let mut reused = 0;
+        for s in 0..60 {
+            // rolling forward and sinking, slowly enough that berms rise around it
+            let motion = BodyMotion {
+                iso: Isometry3::new(
+                    Vector3::new(0.002 * s as f64, 0.0, 0.19 - 0.0002 * s as f64),
+                    Vector3::y() * 0.01 * s as f64,
+                ),
+                v: Vector3::new(0.1, 0.0, -0.01),
+                w: Vector3::new(0.0, 0.5, 0.0),
+            };
+            evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
+            deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
+            let before = ws.raster_reuses;
+            let again = evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
+            reused += ws.raster_reuses - before;
+            let mut fresh = Workspace::default();
+            let anew = evaluate(&p, &grid, &base, &mesh, &motion, &mut fresh);
+            assert_eq!(again, anew, "step {s}");
+            assert_eq!(ws.foot, fresh.foot, "step {s}");
+            assert_eq!(ws.rect, fresh.rect, "step {s}");
+        }
+        assert!(ws.result.force.z > 10.0, "the wheel carries load");
+        // a pile of soil under the wheel's front, where its faces were above all soil
+        // and left out of the scan conversion: no reuse, the same result as anew
+        let motion = BodyMotion {
+            iso: Isometry3::new(Vector3::new(0.118, 0.0, 0.178), Vector3::y() * 0.59),
+            v: Vector3::zeros(),
+            w: Vector3::zeros(),
+        };
+        evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
+        let pile = grid::Rect {
+            i0: 24,
+            j0: -1,
+            nx: 1,
+            ny: 3,
+        };
+        let (mut h, mut zp, mut j) = (vec![], vec![], vec![]);
+        grid.load(&base, &pile, &mut h, &mut zp, &mut j);
+        h.iter_mut().for_each(|h| *h = 0.08);
+        grid.store(&base, &pile, &h, &zp, &j, &[true; 3]);
+        let before = ws.raster_reuses;
+        let again = evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
+        let anew = evaluate(&p, &grid, &base, &mesh, &motion, &mut Workspace::default());
+        assert_eq!(ws.raster_reuses, before, "faces left out were reused");
+        assert_eq!(again, anew);
+        // the soil top around the wheel changes: most, not all, evaluations reuse
+        eprintln!("reused the scan conversion {reused} of 60 times");
+        assert!(reused >= 30, "reused {reused} of 60");
+    }
+
     /// Bodies with disjoint windows: preparing all updates, then committing them in
     /// order, leaves the same soil as updating body by body (what lets the World run
     /// the preparations in parallel).
