@@ -503,7 +503,8 @@ pub fn evaluate(
         }
     }
     let len = rect.len();
-    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    // heights for the detection; the rest of the soil state once the window is final
+    grid.load_heights(base, &rect, &mut ws.h);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
     // window's edge, whose neighbours are unknown)
     let mut nx = rect.nx as usize;
@@ -546,16 +547,12 @@ pub fn evaluate(
         // rows move to lower indices only: copying forward in order is safe
         for jj in 0..sub.ny as usize {
             let (from, to) = ((jj + dj) * nx + di, jj * snx);
-            for buf in [&mut ws.zmin, &mut ws.h, &mut ws.zp, &mut ws.j] {
-                buf.copy_within(from..from + snx, to);
-            }
+            ws.zmin.copy_within(from..from + snx, to);
             ws.face.copy_within(from..from + snx, to);
             ws.mask.copy_within(from..from + snx, to);
         }
         let n = sub.len();
-        for buf in [&mut ws.zmin, &mut ws.h, &mut ws.zp, &mut ws.j] {
-            buf.truncate(n);
-        }
+        ws.zmin.truncate(n);
         ws.face.truncate(n);
         ws.mask.truncate(n);
         for k in ws.nodes.iter_mut() {
@@ -566,6 +563,7 @@ pub fn evaluate(
         nx = snx;
         ws.rect = sub;
     }
+    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only

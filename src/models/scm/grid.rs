@@ -238,8 +238,8 @@ impl SoilGrid {
         top
     }
 
-    /// Copies heights and plastic sinkages of `rect` into dense row-major buffers
-    /// (resized to `rect.len()`; no allocation once they are large enough).
+    /// Copies heights, plastic sinkages and shear displacements of `rect` into dense
+    /// row-major buffers (of `rect.len()`; no allocation once they are large enough).
     pub fn load(
         &self,
         base: &Surface,
@@ -248,29 +248,46 @@ impl SoilGrid {
         zp: &mut Vec<f64>,
         js: &mut Vec<f64>,
     ) {
-        let n = rect.len();
+        self.load_into(base, rect, h, Some((zp, js)));
+    }
+
+    /// [`SoilGrid::load`] of the heights alone.
+    pub fn load_heights(&self, base: &Surface, rect: &Rect, h: &mut Vec<f64>) {
+        self.load_into(base, rect, h, None);
+    }
+
+    fn load_into(
+        &self,
+        base: &Surface,
+        rect: &Rect,
+        h: &mut Vec<f64>,
+        mut state: Option<(&mut Vec<f64>, &mut Vec<f64>)>,
+    ) {
         h.clear();
-        h.resize(n, 0.0);
-        zp.clear();
-        zp.resize(n, 0.0);
-        js.clear();
-        js.resize(n, 0.0);
-        if n == 0 {
+        if let Some((zp, js)) = state.as_mut() {
+            zp.clear();
+            js.clear();
+        }
+        if rect.is_empty() {
             return;
         }
-        for_each_run(rect, |i, j, key, local, at, run| {
-            match self.index.get(&key) {
-                Some(&t) => {
-                    let t = &self.tiles[t as usize];
-                    h[at..at + run].copy_from_slice(&t.h[local..local + run]);
-                    zp[at..at + run].copy_from_slice(&t.zp[local..local + run]);
-                    js[at..at + run].copy_from_slice(&t.j[local..local + run]);
+        // runs come in buffer order (row by row, left to right): appended, not
+        // written over zeros
+        for_each_run(rect, |i, j, key, local, _, run| match self.index.get(&key) {
+            Some(&t) => {
+                let t = &self.tiles[t as usize];
+                h.extend_from_slice(&t.h[local..local + run]);
+                if let Some((zp, js)) = state.as_mut() {
+                    zp.extend_from_slice(&t.zp[local..local + run]);
+                    js.extend_from_slice(&t.j[local..local + run]);
                 }
-                None => {
-                    let y = j as f64 * self.ds;
-                    for k in 0..run {
-                        h[at + k] = base_height(base, (i + k as i32) as f64 * self.ds, y);
-                    }
+            }
+            None => {
+                let y = j as f64 * self.ds;
+                h.extend((0..run).map(|k| base_height(base, (i + k as i32) as f64 * self.ds, y)));
+                if let Some((zp, js)) = state.as_mut() {
+                    zp.resize(zp.len() + run, 0.0);
+                    js.resize(js.len() + run, 0.0);
                 }
             }
         });
