@@ -254,9 +254,9 @@ fn scan<const T: bool>(
         for m in m0..=m1 {
             let z = zv + gu * (m as f64 * ds - a.0);
             let k = line + (m - u0) as usize * su;
-            if z < ws.zmin[k] {
-                ws.zmin[k] = z;
-                ws.face[k] = kf;
+            if z < ws.raster.zmin[k] {
+                ws.raster.zmin[k] = z;
+                ws.raster.face[k] = kf;
             }
         }
     }
@@ -365,7 +365,7 @@ impl NodeInput<'_> {
 
 /// Scan conversion of the faces of `mesh` (world vertices in `ws.world`) that reach
 /// below `z_top`: the window (their box and [`MARGIN`]), each window node's lowest mesh
-/// point above it (`ws.zmin`) and its face (`ws.face`), kept in `ws.raster` for the
+/// point above it and its face, into `ws.raster` (kept there for the
 /// next evaluation. None: no face reaches below, or the window is too small.
 fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64) -> Option<Rect> {
     let ds = grid.ds;
@@ -424,10 +424,10 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
     // about as long in x as in y does not switch from step to step: a node exactly on
     // an edge may fall on either side in the two directions)
     let columns = sum_y > 2.0 * sum_x;
-    ws.zmin.clear();
-    ws.zmin.resize(len, f64::INFINITY);
-    ws.face.clear();
-    ws.face.resize(len, 0);
+    ws.raster.zmin.clear();
+    ws.raster.zmin.resize(len, f64::INFINITY);
+    ws.raster.face.clear();
+    ws.raster.face.resize(len, 0);
     for kf in 0..ws.kept.len() {
         let tri = mesh.triangles[ws.kept[kf] as usize];
         rasterize(ws, tri, kf as u32, ds, columns);
@@ -436,8 +436,6 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
     (r.valid, r.ds, r.extent, r.rect) = (true, ds, grid.extent, rect);
     r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
     (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
-    r.zmin.clone_from(&ws.zmin);
-    r.face.clone_from(&ws.face);
     Some(rect)
 }
 
@@ -493,8 +491,6 @@ pub fn evaluate(
         rect = raster.rect;
         ws.raster_reuses += 1;
         ws.rect = rect;
-        ws.zmin.clone_from(&ws.raster.zmin);
-        ws.face.clone_from(&ws.raster.face);
     } else {
         ws.raster.valid = false;
         match scan_convert(ws, mesh, grid, z_top) {
@@ -514,7 +510,7 @@ pub fn evaluate(
     for jj in 1..rect.ny as usize - 1 {
         for ii in 1..nx - 1 {
             let k = jj * nx + ii;
-            if ws.zmin[k] < ws.h[k] {
+            if ws.raster.zmin[k] < ws.h[k] {
                 ws.mask[k] = true;
                 ws.nodes.push(k as u32);
             }
@@ -522,6 +518,9 @@ pub fn evaluate(
     }
     ws.foot.clear();
     if ws.nodes.is_empty() {
+        // no footprint: nothing reads the window's lowest points
+        ws.zmin.clear();
+        ws.face.clear();
         ws.result = ContactResult::default();
         return ws.result;
     }
@@ -541,20 +540,24 @@ pub fn evaluate(
     }
     .grow(MARGIN)
     .intersect(&rect);
-    if sub != rect {
+    // the lowest points and faces of the final window, out of the scan conversion
+    // (which stays whole for the next evaluation)
+    ws.zmin.clear();
+    ws.face.clear();
+    if sub == rect {
+        ws.zmin.extend_from_slice(&ws.raster.zmin);
+        ws.face.extend_from_slice(&ws.raster.face);
+    } else {
         let (di, dj) = ((sub.i0 - rect.i0) as usize, (sub.j0 - rect.j0) as usize);
         let snx = sub.nx as usize;
-        // rows move to lower indices only: copying forward in order is safe
+        // mask rows move to lower indices only: copying forward in order is safe
         for jj in 0..sub.ny as usize {
             let (from, to) = ((jj + dj) * nx + di, jj * snx);
-            ws.zmin.copy_within(from..from + snx, to);
-            ws.face.copy_within(from..from + snx, to);
+            ws.zmin.extend_from_slice(&ws.raster.zmin[from..from + snx]);
+            ws.face.extend_from_slice(&ws.raster.face[from..from + snx]);
             ws.mask.copy_within(from..from + snx, to);
         }
-        let n = sub.len();
-        ws.zmin.truncate(n);
-        ws.face.truncate(n);
-        ws.mask.truncate(n);
+        ws.mask.truncate(sub.len());
         for k in ws.nodes.iter_mut() {
             let (i, j) = (*k as usize % nx - di, *k as usize / nx - dj);
             *k = (j * snx + i) as u32;
