@@ -217,6 +217,16 @@ pub fn for_each(n: usize, f: &(dyn Fn(usize) + Sync)) {
     }
 }
 
+/// Runs `f` with the library's parallel work (rayon's and this module's) bounded to
+/// `threads` threads: how the tests check that results do not depend on the count.
+pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon thread pool")
+        .install(f)
+}
+
 /// Lets the helpers park at once rather than spin out [`SPIN`], and waits (at most
 /// 10 ms) until they do: for the end of a simulation (`fmi2FreeInstance`), so that no
 /// thread still runs this library's code when an importer unloads it.

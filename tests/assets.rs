@@ -191,12 +191,10 @@ fn the_same_request_gives_the_same_bytes_and_the_cache_reuses_them() {
     for req in requests(src.path()) {
         let wa = assets::write(&req, src.path(), a.path(), &formats, &|_, _, _| {}).unwrap();
         // a second generation elsewhere, in a pool of another size
-        let wb = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap()
-            .install(|| assets::write(&req, src.path(), b.path(), &formats, &|_, _, _| {}))
-            .unwrap();
+        let wb = contact_fmu::parallel::with_threads(3, || {
+            assets::write(&req, src.path(), b.path(), &formats, &|_, _, _| {})
+        })
+        .unwrap();
         assert!(!wa.reused && !wb.reused);
         assert_eq!(wa.id, wb.id);
         assert!(wa.files[0]

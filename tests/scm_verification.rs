@@ -239,11 +239,7 @@ fn bevameter_identifies_the_dlr_a_parameters_at_least_as_well_as_table_2() {
 #[test]
 fn soil_volume_is_conserved_and_results_do_not_depend_on_the_thread_count() {
     let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
+        contact_fmu::parallel::with_threads(threads, || {
             let mut w = world("scm_rover_wheels", &[]);
             let mut outs = vec![];
             for k in 0..30 {

@@ -676,16 +676,8 @@ mod tests {
     fn the_grid_is_the_same_for_any_thread_count_and_its_mesh_is_the_grid() {
         let p = params(vec![noise(1)]);
         let t = Terrain::new(&p, Path::new(".")).unwrap();
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap()
-            .install(|| t.grid(&p, &|_, _| {}));
-        let three = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap()
-            .install(|| t.grid(&p, &|_, _| {}));
+        let one = crate::parallel::with_threads(1, || t.grid(&p, &|_, _| {}));
+        let three = crate::parallel::with_threads(3, || t.grid(&p, &|_, _| {}));
         assert_eq!(one, three);
         assert_eq!((one.nx, one.ny), (21, 21));
         let m = one.mesh();

@@ -112,11 +112,7 @@ mod tests {
     #[test]
     fn large_footprints_give_the_same_bits_on_any_thread_count() {
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            crate::parallel::with_threads(threads, || {
                 let (ds, p, base) = (0.004, SoilParams::dlr_a(), flat());
                 let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
                 let mesh = TriMesh::sphere(0.3, 64);
