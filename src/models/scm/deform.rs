@@ -197,7 +197,12 @@ pub fn prepare(
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
-    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    // the evaluation loaded this window; load again only if the soil changed since
+    // (another body's update, a restored state)
+    if ws.loaded != Some(grid.generation()) {
+        grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    }
+    ws.loaded = None;
     ws.runs.reset();
     ws.deposit.clear();
     ws.deposit.resize(len, 0.0);
