@@ -70,7 +70,7 @@ pub fn area_and_contour(mask: &[bool], nx: usize, nodes: &[u32]) -> (f64, f64) {
 #[derive(Default)]
 pub struct Edt {
     v: Vec<usize>,
-    z: Vec<f64>,
+    z: Vec<(i64, i64)>,
     g: Vec<f64>,
 }
 
@@ -83,7 +83,7 @@ impl Edt {
     pub fn outside_distance(&mut self, mask: &[bool], nx: usize, ny: usize, dist2: &mut Vec<f64>) {
         dist2.clear();
         dist2.resize(mask.len(), 0.0);
-        let d = &mut self.z;
+        let d = &mut self.g;
         d.clear();
         d.resize(nx, f64::INFINITY);
         for j in 0..ny {
@@ -104,6 +104,9 @@ impl Edt {
                 *o *= *o;
             }
         }
+        self.v.resize(nx, 0);
+        self.z.resize(nx + 1, (0, 1));
+        self.g.resize(nx, 0.0);
         for j in 0..ny {
             let line = &mut dist2[j * nx..(j + 1) * nx];
             if line.iter().any(|&x| x != 0.0) {
@@ -114,44 +117,51 @@ impl Edt {
 }
 
 /// The lower-envelope pass of [`Edt`] on one contiguous line `f` (squared distances
-/// of the first pass in, of both passes out); `v`, `z`, `g` are work buffers.
-fn envelope(f: &mut [f64], v: &mut Vec<usize>, z: &mut Vec<f64>, g: &mut Vec<f64>) {
+/// of the first pass in, of both passes out); `v`, `z`, `g` are work buffers of at
+/// least `f.len()`, `f.len() + 1` and `f.len()` elements (sized once per transform:
+/// footprint rows are short, and per-row resizing cost more than the pass).
+///
+/// The parabolas' intersections are kept as fractions of integers (the squared
+/// distances are whole numbers) and compared by cross-multiplication: exact, and
+/// without the division whose latency bound the pass (the values stay far inside
+/// i64 for any window that fits in memory).
+fn envelope(f: &mut [f64], v: &mut [usize], z: &mut [(i64, i64)], g: &mut [f64]) {
     let n = f.len();
-    v.resize(n, 0);
-    z.clear();
-    z.resize(n + 1, 0.0);
-    g.clear();
-    g.extend_from_slice(f);
+    let g = &mut g[..n];
+    g.copy_from_slice(f);
     let Some(first) = g.iter().position(|x| x.is_finite()) else {
         return;
     };
+    // parabola p: (q - p)^2 + g_p; its intersection with q's is at
+    // s = ((g_q + q^2) - (g_p + p^2)) / (2 (q - p)), kept as (numerator, denominator > 0)
+    let top = |p: usize| g[p] as i64 + (p * p) as i64;
+    // z[k] is where parabola v[k] starts; z[0] is -inf (never compared)
     let mut k = 0usize;
     v[0] = first;
-    z[0] = f64::NEG_INFINITY;
-    z[1] = f64::INFINITY;
-    for q in first + 1..n {
-        if !g[q].is_finite() {
+    for (q, gq) in g.iter().enumerate().skip(first + 1) {
+        if !gq.is_finite() {
             continue;
         }
-        let gq = g[q] + (q * q) as f64;
+        let gq = top(q);
         loop {
             let p = v[k];
-            let s = (gq - (g[p] + (p * p) as f64)) / (2.0 * (q as f64 - p as f64));
-            // z[0] = -inf: the loop stops at k = 0 at the latest
-            if s <= z[k] {
+            let s = (gq - top(p), 2 * (q - p) as i64);
+            // s <= z[k]: the new parabola hides v[k] from z[k] on
+            if k > 0 && s.0 * z[k].1 <= z[k].0 * s.1 {
                 k -= 1;
                 continue;
             }
             k += 1;
             v[k] = q;
             z[k] = s;
-            z[k + 1] = f64::INFINITY;
             break;
         }
     }
+    let last = k;
     let mut k = 0usize;
     for (q, out) in f.iter_mut().enumerate() {
-        while z[k + 1] < q as f64 {
+        // z[k + 1] < q: the next parabola has taken over
+        while k < last && z[k + 1].0 < q as i64 * z[k + 1].1 {
             k += 1;
         }
         let p = v[k];
@@ -282,13 +292,15 @@ mod tests {
     fn distance_transform_is_exact_on_random_masks() {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
-        let (nx, ny) = (37, 29);
         let mut edt = Edt::default();
-        for fill in [0.3, 0.7, 0.95, 1.0] {
-            let mask: Vec<bool> = (0..nx * ny).map(|_| rng.gen::<f64>() < fill).collect();
-            let mut f = vec![];
-            edt.outside_distance(&mask, nx, ny, &mut f);
-            assert_eq!(f, brute(&mask, nx), "fill {fill}");
+        // one workspace for windows of several sizes (its buffers are sized per call)
+        for (nx, ny) in [(37, 29), (12, 13), (64, 3), (5, 40)] {
+            for fill in [0.3, 0.7, 0.95, 1.0] {
+                let mask: Vec<bool> = (0..nx * ny).map(|_| rng.gen::<f64>() < fill).collect();
+                let mut f = vec![];
+                edt.outside_distance(&mask, nx, ny, &mut f);
+                assert_eq!(f, brute(&mask, nx), "{nx} x {ny}, fill {fill}");
+            }
         }
     }
 
