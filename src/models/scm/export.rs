@@ -124,15 +124,7 @@ mod tests {
             height: 0.0,
             angle: 0.0,
         };
-        let mut g = SoilGrid::new(0.01, -1.0, 1.0, -1.0, 1.0);
-        let r = Rect {
-            i0: 0,
-            j0: 0,
-            nx: 3,
-            ny: 3,
-        };
-        let (mut h, mut zp, mut js) = (vec![], vec![], vec![]);
-        g.load(&base, &r, &mut h, &mut zp, &mut js);
+        let (mut g, r, [mut h, zp, js]) = crate::models::scm::grid::small_field(&base);
         h[4] = 0.01;
         g.store(&base, &r, &h, &zp, &js, &[true; 9]);
         let dir = tempfile::tempdir().unwrap();
