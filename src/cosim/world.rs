@@ -675,8 +675,8 @@ impl World {
         let disjoint = (0..n).all(|a| {
             (a + 1..n).all(|b| {
                 self.scm_ws[a]
-                    .rect
-                    .intersect(&self.scm_ws[b].rect)
+                    .update_rect
+                    .intersect(&self.scm_ws[b].update_rect)
                     .is_empty()
             })
         });

@@ -71,6 +71,8 @@ pub struct FootNode {
     pub z: f64,
     /// z_i^n, so that the soil update need not recompute it for the same z.
     pub zn: f64,
+    /// The lowest mesh point above the node, m (world z).
+    pub zmin: f64,
 }
 
 /// The scan conversion of an evaluation, kept for the next one of the same body at the
@@ -85,8 +87,12 @@ struct Raster {
     extent: Rect,
     /// The mesh's triangles (address and count; the vertices are compared in world).
     triangles: (usize, usize),
-    /// The window before it shrinks to the footprint.
+    /// The window before it shrinks to the footprint: the kept faces' box and one
+    /// node around it.
     rect: Rect,
+    /// The kept faces' box and [`MARGIN`]: the soil update's window when there is no
+    /// footprint (the shear displacement left behind is reset there).
+    idle: Rect,
     /// A soil top in (`hi_kept`, `lo_excluded`] keeps the same faces: the highest
     /// lowest point of a kept face, the lowest lowest point of a face left out.
     hi_kept: f64,
@@ -107,8 +113,13 @@ pub struct Workspace {
     kept: Vec<u32>,
     /// Unit normal (into the body) of each kept face.
     face_normal: Vec<Vector3<f64>>,
-    /// The window of the last evaluation.
+    /// The window of the last evaluation: the footprint's box and one node around it.
     pub rect: Rect,
+    /// The window of the soil update that follows: the footprint's box and
+    /// [`MARGIN`] (room for deposition and erosion), or with no footprint the kept
+    /// faces' box and [`MARGIN`]. Bodies whose update windows do not overlap can
+    /// prepare their updates in parallel.
+    pub update_rect: Rect,
     /// Lowest mesh point above each window node, m (+inf: none).
     pub zmin: Vec<f64>,
     /// Kept-face index of that point.
@@ -170,6 +181,7 @@ pub struct Workspace {
 
 fn clear_result(ws: &mut Workspace) -> ContactResult {
     ws.rect = Rect::default();
+    ws.update_rect = Rect::default();
     ws.loaded = None;
     ws.nodes.clear();
     ws.foot.clear();
@@ -355,6 +367,7 @@ impl NodeInput<'_> {
                 v,
                 z,
                 zn: self.zn[m],
+                zmin: self.zmin[k],
             },
             NodeOut {
                 f,
@@ -411,17 +424,19 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
     }
     let i0 = (xa / ds).ceil() as i32;
     let j0 = (ya / ds).ceil() as i32;
-    let rect = Rect {
+    let faces = Rect {
         i0,
         j0,
         nx: (xb / ds).floor() as i32 - i0 + 1,
         ny: (yb / ds).floor() as i32 - j0 + 1,
-    }
-    .grow(MARGIN)
-    .intersect(&grid.extent);
-    if rect.nx < 3 || rect.ny < 3 {
+    };
+    let idle = faces.grow(MARGIN).intersect(&grid.extent);
+    if idle.nx < 3 || idle.ny < 3 {
         return None;
     }
+    // every footprint node lies under a kept face, inside their box: one node around
+    // it holds the footprint's neighbours
+    let rect = faces.grow(1).intersect(&grid.extent);
     ws.rect = rect;
     let len = rect.len();
     // scan by columns only for meshes clearly longer in y (a margin, so that a body
@@ -437,7 +452,7 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
         rasterize(ws, tri, kf as u32, ds, columns);
     }
     let r = &mut ws.raster;
-    (r.valid, r.ds, r.extent, r.rect) = (true, ds, grid.extent, rect);
+    (r.valid, r.ds, r.extent, r.rect, r.idle) = (true, ds, grid.extent, rect, idle);
     r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
     (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
     Some(rect)
@@ -512,8 +527,10 @@ pub fn evaluate(
     ws.mask.clear();
     ws.mask.resize(len, false);
     ws.nodes.clear();
-    for jj in 1..rect.ny as usize - 1 {
-        for ii in 1..nx - 1 {
+    // (at the field's edge the faces' box may be cut to fewer than three nodes: then
+    // no node has all its neighbours, and there is no footprint)
+    for jj in 1..(rect.ny as usize).saturating_sub(1) {
+        for ii in 1..nx.saturating_sub(1) {
             let k = jj * nx + ii;
             if ws.raster.zmin[k] < ws.h[k] {
                 ws.mask[k] = true;
@@ -523,28 +540,33 @@ pub fn evaluate(
     }
     ws.foot.clear();
     if ws.nodes.is_empty() {
-        // no footprint: nothing reads the window's lowest points
+        // no footprint: nothing reads the window's lowest points; the soil update
+        // resets the shear displacement around the body
+        ws.rect = ws.raster.idle;
+        ws.update_rect = ws.raster.idle;
+        ws.mask.clear();
+        ws.mask.resize(ws.rect.len(), false);
         ws.zmin.clear();
         ws.face.clear();
         ws.result = ContactResult::default();
         return ws.result;
     }
-    // the window shrinks to the footprint's box and its margin (the faces' box is
-    // larger: it holds all of the body below the highest soil around): deposition and
-    // erosion need no more, and every later pass runs over this window
+    // the window shrinks to the footprint's box and one node around it (the faces'
+    // box is larger: it holds all of the body below the highest soil around); the
+    // soil update's window adds MARGIN for deposition and erosion
     let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
     for &k in &ws.nodes {
         let (i, j) = (k as usize % nx, k as usize / nx);
         (a0, a1, b0, b1) = (a0.min(i), a1.max(i), b0.min(j), b1.max(j));
     }
-    let sub = Rect {
+    let foot_box = Rect {
         i0: rect.i0 + a0 as i32,
         j0: rect.j0 + b0 as i32,
         nx: (a1 - a0 + 1) as i32,
         ny: (b1 - b0 + 1) as i32,
-    }
-    .grow(MARGIN)
-    .intersect(&rect);
+    };
+    let sub = foot_box.grow(1).intersect(&rect);
+    ws.update_rect = foot_box.grow(MARGIN).intersect(&grid.extent);
     // the lowest points and faces of the final window, out of the scan conversion
     // (which stays whole for the next evaluation)
     ws.zmin.clear();

@@ -178,9 +178,10 @@ pub fn commit(grid: &mut SoilGrid, base: &Surface, ws: &Workspace) {
     grid.store(base, &ws.rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
 }
 
-/// [`update`] up to the store: reads the soil of the body's window, computes its new
-/// state in `ws` and returns whether [`commit`] has anything to write. Bodies whose
-/// windows do not overlap can prepare in parallel and commit one after the other: no
+/// [`update`] up to the store: reads the soil of the body's update window
+/// (`ws.update_rect`, which becomes `ws.rect`), computes its new state in `ws` and
+/// returns whether [`commit`] has anything to write. Bodies whose update windows do
+/// not overlap can prepare in parallel and commit one after the other: no
 /// window reads what another body's commit writes, so the soil is the same as with
 /// [`update`] body by body.
 pub fn prepare(
@@ -191,8 +192,25 @@ pub fn prepare(
     dt: f64,
     deform: bool,
 ) -> bool {
-    if ws.rect.is_empty() {
+    if ws.update_rect.is_empty() {
         return false;
+    }
+    // from the evaluation's window (the footprint and one node around it) to the
+    // update's (MARGIN around it): the footprint mask and nodes move over
+    if ws.rect != ws.update_rect {
+        let (e, u) = (ws.rect, ws.update_rect);
+        let (di, dj) = ((e.i0 - u.i0) as usize, (e.j0 - u.j0) as usize);
+        let (enx, unx) = (e.nx as usize, u.nx as usize);
+        ws.mask.clear();
+        ws.mask.resize(u.len(), false);
+        for f in ws.foot.iter_mut() {
+            let k = f.k as usize;
+            let q = (k / enx + dj) * unx + k % enx + di;
+            f.k = q as u32;
+            ws.mask[q] = true;
+        }
+        ws.rect = u;
+        ws.loaded = None;
     }
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
@@ -278,8 +296,8 @@ pub fn prepare(
         .resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
     for f in &ws.foot {
         let k = f.k as usize;
-        let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
-        if ws.zmin[k] >= ws.h[k] {
+        let z = ws.h[k] + ws.zp[k] - f.zmin;
+        if f.zmin >= ws.h[k] {
             continue; // another body changed the soil here since the evaluation
         }
         // the yield pressure of the evaluation when the soil is as it was then

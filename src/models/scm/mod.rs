@@ -143,6 +143,38 @@ mod tests {
         assert!(a.2 == b.2);
     }
 
+    /// Bodies across the field's edge: a sphere sinking in half on the field; a
+    /// dumbbell whose low sphere sinks just outside it while the high one hangs over it
+    /// (the faces below the soil top have their box beyond the edge, the update window
+    /// reaches in); a sphere far outside. Forces only where there is soil, no panic,
+    /// volume conserved.
+    #[test]
+    fn bodies_at_and_beyond_the_field_edge() {
+        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
+        let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
+        let sphere = TriMesh::sphere(0.1, 32);
+        let mut dumbbell = sphere.clone();
+        dumbbell.append(&sphere, &Isometry3::translation(-0.25, 0.0, 0.4));
+        for (mesh, x, touches) in [
+            (&sphere, 1.0, true),
+            (&dumbbell, 1.08, false),
+            (&sphere, 1.5, false),
+        ] {
+            let mut ws = Workspace::default();
+            for s in 0..20 {
+                let motion = BodyMotion {
+                    iso: Isometry3::translation(x, 0.0, 0.1 - 0.001 * s as f64),
+                    v: Vector3::new(0.0, 0.0, -1.0),
+                    w: Vector3::zeros(),
+                };
+                let r = evaluate(&p, &grid, &base, mesh, &motion, &mut ws);
+                assert_eq!(r.contact_nodes > 0, touches && s > 0, "x {x}, step {s}");
+                deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
+            }
+        }
+        assert!(grid.volume().abs() < 1e-12, "{}", grid.volume());
+    }
+
     /// A body evaluated again at the same pose after a soil update (the World's output
     /// evaluation) reuses its scan conversion: the same result, node for node, as a
     /// fresh workspace that scan-converts anew.
@@ -226,7 +258,7 @@ mod tests {
                 evaluate(&p, &seq, &base, &mesh, &motion(x, s), &mut a[k]);
                 evaluate(&p, &two, &base, &mesh, &motion(x, s), &mut b[k]);
             }
-            assert!(b[0].rect.intersect(&b[1].rect).is_empty());
+            assert!(b[0].update_rect.intersect(&b[1].update_rect).is_empty());
             for ws in a.iter_mut() {
                 deform::update(&p, &mut seq, &base, ws, 1e-3, true);
             }
