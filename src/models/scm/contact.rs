@@ -12,7 +12,7 @@
 //! surface.
 
 use super::footprint::{area_and_contour, pressure_weights, Edt};
-use super::grid::{Generation, Rect, SoilGrid};
+use super::grid::{Rect, SoilGrid};
 use super::mesh::TriMesh;
 use super::pressure::{bekker, node_pressure};
 use super::{ceil_i32, floor_i32, SoilParams};
@@ -127,9 +127,6 @@ pub struct Workspace {
     pub(crate) h: Vec<f64>,
     pub(crate) zp: Vec<f64>,
     pub(crate) j: Vec<f64>,
-    /// The grid generation `h`, `zp` and `j` were loaded at over `rect`, untouched
-    /// since (None once the soil update starts changing them).
-    pub(crate) loaded: Option<Generation>,
     /// Footprint mask over the window.
     pub mask: Vec<bool>,
     /// Footprint nodes (window indices), row-major order.
@@ -182,7 +179,6 @@ pub struct Workspace {
 fn clear_result(ws: &mut Workspace) -> ContactResult {
     ws.rect = Rect::default();
     ws.update_rect = Rect::default();
-    ws.loaded = None;
     ws.nodes.clear();
     ws.foot.clear();
     ws.result = ContactResult::default();
@@ -381,9 +377,10 @@ impl NodeInput<'_> {
 }
 
 /// Scan conversion of the faces of `mesh` (world vertices in `ws.world`) that reach
-/// below `z_top`: the window (their box and [`MARGIN`]), each window node's lowest mesh
-/// point above it and its face, into `ws.raster` (kept there for the
-/// next evaluation. None: no face reaches below, or the window is too small.
+/// below `z_top`: the window (their box and one node around it), each window node's
+/// lowest mesh point above it and its face, into `ws.raster` (kept there for the next
+/// evaluation). None: no face reaches below, or even the box with [`MARGIN`] (the
+/// update window without a footprint) is too small.
 fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64) -> Option<Rect> {
     let ds = grid.ds;
     // faces reaching below the soil top, and their node range
@@ -519,7 +516,6 @@ pub fn evaluate(
     }
     let len = rect.len();
     // heights for the detection; the rest of the soil state once the window is final
-    ws.loaded = None;
     grid.load_heights(base, &rect, &mut ws.h);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
     // window's edge, whose neighbours are unknown)
@@ -594,7 +590,6 @@ pub fn evaluate(
         ws.rect = sub;
     }
     grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
-    ws.loaded = Some(grid.generation());
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only

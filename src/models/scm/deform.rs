@@ -210,17 +210,12 @@ pub fn prepare(
             ws.mask[q] = true;
         }
         ws.rect = u;
-        ws.loaded = None;
     }
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
-    // the evaluation loaded this window; load again only if the soil changed since
-    // (another body's update, a restored state)
-    if ws.loaded != Some(grid.generation()) {
-        grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
-    }
-    ws.loaded = None;
+    // the soil as it is now (another body's update may have changed it)
+    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     ws.runs.reset();
     ws.deposit.clear();
     ws.deposit.resize(len, 0.0);

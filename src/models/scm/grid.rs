@@ -104,26 +104,6 @@ impl Rect {
     }
 }
 
-/// Identifies one content of a [`SoilGrid`]: a fresh value, unique in the process,
-/// for every new or deserialized grid and every write; a clone keeps it (same
-/// content). Two grids with the same generation hold the same soil, so a reader
-/// that loaded a window at generation g need not load it again while it lasts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Generation(u64);
-
-impl Generation {
-    fn fresh() -> Generation {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        Generation(NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-    }
-}
-
-impl Default for Generation {
-    fn default() -> Generation {
-        Generation::fresh()
-    }
-}
-
 /// The sparse soil height grid.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SoilGrid {
@@ -137,9 +117,6 @@ pub struct SoilGrid {
     /// Tiles written by the current `store` (scratch, kept to avoid allocation).
     #[serde(skip)]
     dirty: Vec<u32>,
-    /// The content's [`Generation`] (fresh on deserialization).
-    #[serde(skip)]
-    generation: Generation,
 }
 
 impl PartialEq for SoilGrid {
@@ -217,7 +194,6 @@ impl SoilGrid {
             tiles: vec![],
             index: Index::default(),
             dirty: vec![],
-            generation: Generation::fresh(),
         }
     }
 
@@ -227,11 +203,6 @@ impl SoilGrid {
         for (k, t) in self.tiles.iter().enumerate() {
             self.index.insert(t.key, k as u32);
         }
-    }
-
-    /// The content's generation: changes with every [`SoilGrid::store`].
-    pub fn generation(&self) -> Generation {
-        self.generation
     }
 
     /// Number of stored (modified) tiles.
@@ -396,7 +367,6 @@ impl SoilGrid {
         js: &[f64],
         changed: &[bool],
     ) {
-        self.generation = Generation::fresh();
         self.dirty.clear();
         for_each_run(rect, |_, _, key, local, at, run| {
             if changed[at..at + run].iter().any(|&c| c) {
@@ -528,30 +498,5 @@ mod tests {
         assert_eq!(h, h2);
         assert_eq!(zp, zp2);
         assert!(g.max_height(&base, &r) >= h[3]);
-    }
-
-    #[test]
-    fn the_generation_changes_with_every_write_and_only_then() {
-        let base = flat();
-        let g0 = SoilGrid::new(0.01, -1.0, 1.0, -1.0, 1.0).generation();
-        // new, loaded from: its own generation, unchanged by the read
-        let (mut g, r, [h, zp, js]) = small_field(&base);
-        assert_ne!(g.generation(), g0, "a new grid has a new one");
-        let g0 = g.generation();
-        let (mut h2, mut zp2, mut js2) = (vec![], vec![], vec![]);
-        g.load(&base, &r, &mut h2, &mut zp2, &mut js2);
-        assert_eq!(g.generation(), g0, "a read keeps it");
-        let copy = g.clone();
-        assert_eq!(copy.generation(), g0, "a clone holds the same soil");
-        g.store(&base, &r, &h, &zp, &js, &[false; 9]);
-        let g1 = g.generation();
-        assert_ne!(g1, g0, "a write makes a new one");
-        g.store(&base, &r, &h, &zp, &js, &[false; 9]);
-        assert_ne!(g.generation(), g1);
-        // the same content restored from bytes: a new generation all the same (the
-        // process cannot know which one it was)
-        let back: SoilGrid = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
-        assert_eq!(back, g);
-        assert_ne!(back.generation(), g.generation());
     }
 }
