@@ -21,8 +21,8 @@
 
 use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
-use std::sync::{Mutex, OnceLock, TryLockError};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Mutex, OnceLock, PoisonError, RwLock, TryLockError};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -255,6 +255,67 @@ pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) 
     });
 }
 
+/// A job over `items` that read and then change a shared `state`: for every item, in
+/// parallel, `read(i, item, &state)` and then `work(i, item)`; and for each item, in
+/// item order, `commit(i, item, &mut state)`, as soon as it and every item before it
+/// are done, on the thread that finished the last of them. So commits overlap the
+/// work of later items instead of waiting for all of it.
+///
+/// Reads and commits exclude each other (a read-write lock; `work` runs unlocked), and
+/// commits run in item order, one at a time. The caller guarantees that no item reads
+/// what another item's commit writes: then the outcome is that of reading, working
+/// and committing item after item, whatever the timing.
+pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
+    items: &mut [T],
+    state: &mut S,
+    read: impl Fn(usize, &mut T, &S) + Sync,
+    work: impl Fn(usize, &mut T) + Sync,
+    commit: impl Fn(usize, &T, &mut S) + Sync,
+) {
+    let n = items.len();
+    if n > 64 {
+        // more items than ready bits: all work first, then the commits
+        let shared: &S = state;
+        for_each_mut(items, |i, t| {
+            read(i, t, shared);
+            work(i, t);
+        });
+        for (i, t) in items.iter().enumerate() {
+            commit(i, t, state);
+        }
+        return;
+    }
+    struct Ptr<T>(*mut T);
+    // SAFETY: see the two uses below
+    unsafe impl<T: Send> Sync for Ptr<T> {}
+    let base = Ptr(items.as_mut_ptr());
+    // the state and the next item to commit
+    let lock = RwLock::new((state, 0usize));
+    let ready = AtomicU64::new(0);
+    for_each(n, &|i| {
+        let base = &base;
+        {
+            // SAFETY: `for_each` hands out each index once, and nothing else touches
+            // item i until its ready bit is set below, after this borrow ends
+            let t = unsafe { &mut *base.0.add(i) };
+            let g = lock.read().unwrap_or_else(PoisonError::into_inner);
+            read(i, t, &*g.0);
+            drop(g);
+            work(i, t);
+        }
+        ready.fetch_or(1 << i, SeqCst);
+        let mut g = lock.write().unwrap_or_else(PoisonError::into_inner);
+        let (s, next) = &mut *g;
+        while *next < n && ready.load(SeqCst) >> *next & 1 == 1 {
+            // SAFETY: item `next` is done (no `&mut` to it is left), and the write
+            // lock lets only one commit read it, once (`next` moves past it)
+            let t = unsafe { &*base.0.add(*next) };
+            commit(*next, t, s);
+            *next += 1;
+        }
+    });
+}
+
 /// [`for_each`] over chunks `c` of `chunk` items of two slices of the same length:
 /// `f(c, &mut a[c * chunk..], &mut b[c * chunk..])`, each chunk up to `chunk` long.
 pub fn for_each_chunk_pair<A: Send, B: Send>(
@@ -326,6 +387,30 @@ mod tests {
             });
             assert!(a.iter().enumerate().all(|(i, &x)| x == i));
             assert!(b.iter().enumerate().all(|(i, &c)| c == i / 16));
+        }
+        // ordered commits: each item reads its own cell of the state, works on it
+        // (unevenly long, so later items often finish first) and writes it back, in
+        // item order
+        for n in [0, 1, 2, 6, 64, 65, 200] {
+            let mut items = vec![0usize; n];
+            let mut state: (Vec<usize>, Vec<usize>) = ((0..n).map(|i| 10 * i).collect(), vec![]);
+            for_each_ordered_commit(
+                &mut items,
+                &mut state,
+                |i, t, s| *t = s.0[i],
+                |i, t| {
+                    for b in 0..(n - i) * 300 {
+                        std::hint::black_box(b);
+                    }
+                    *t += 1;
+                },
+                |i, t, s| {
+                    s.0[i] = *t;
+                    s.1.push(i);
+                },
+            );
+            assert!(state.0.iter().enumerate().all(|(i, &c)| c == 10 * i + 1));
+            assert_eq!(state.1, (0..n).collect::<Vec<_>>());
         }
         // still usable after a panic
         let mut v = vec![1.0; 10];

@@ -671,6 +671,7 @@ impl World {
         soil.since_update = 0.0;
         // bodies whose windows do not overlap prepare their updates in parallel and
         // commit in body order: the same soil as updating them one after the other
+        // (each reads only its own window, which no other body's commit writes)
         let n = self.scm_ws.len();
         let disjoint = (0..n).all(|a| {
             (a + 1..n).all(|b| {
@@ -681,15 +682,22 @@ impl World {
             })
         });
         if n > 1 && disjoint {
-            let (grid, base) = (&soil.grid, &self.surface);
-            parallel::for_each_mut(&mut self.scm_ws, |_, ws| {
-                ws.pending = scm::deform::prepare(&p, grid, base, ws, elapsed, deform);
-            });
-            for ws in &self.scm_ws {
-                if ws.pending {
-                    scm::deform::commit(&mut soil.grid, &self.surface, ws);
-                }
-            }
+            // each body's commit as soon as it and the bodies before it are prepared,
+            // while the others still work
+            let (base, ds) = (&self.surface, soil.grid.ds);
+            parallel::for_each_ordered_commit(
+                &mut self.scm_ws,
+                &mut soil.grid,
+                |_, ws, grid| ws.pending = scm::deform::load(grid, base, ws),
+                |_, ws| {
+                    ws.pending = ws.pending && scm::deform::settle(&p, ds, ws, elapsed, deform);
+                },
+                |_, ws, grid| {
+                    if ws.pending {
+                        scm::deform::commit(grid, base, ws);
+                    }
+                },
+            );
         } else {
             for ws in self.scm_ws.iter_mut() {
                 scm::deform::update(&p, &mut soil.grid, &self.surface, ws, elapsed, deform);

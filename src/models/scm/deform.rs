@@ -192,6 +192,13 @@ pub fn prepare(
     dt: f64,
     deform: bool,
 ) -> bool {
+    load(grid, base, ws) && settle(p, grid.ds, ws, dt, deform)
+}
+
+/// The first part of [`prepare`], the only one that reads the soil: moves the
+/// footprint from the evaluation's window to the update window and loads the soil
+/// there. False if there is no update window (nothing to do).
+pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     if ws.update_rect.is_empty() {
         return false;
     }
@@ -211,11 +218,18 @@ pub fn prepare(
         }
         ws.rect = u;
     }
+    // the soil as it is now (another body's update may have changed it)
+    grid.load(base, &ws.rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    true
+}
+
+/// The rest of [`prepare`], on the window [`load`] filled (grid spacing `ds`, m):
+/// shear displacement, plastic flow, deposition and erosion. True if [`commit`] has
+/// anything to write.
+pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> bool {
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
-    // the soil as it is now (another body's update may have changed it)
-    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
     ws.runs.reset();
     ws.deposit.clear();
     ws.deposit.resize(len, 0.0);
@@ -369,7 +383,7 @@ pub fn prepare(
     }
     erode(
         p,
-        grid.ds,
+        ds,
         &ws.mask,
         nx,
         ny,
