@@ -60,6 +60,11 @@ pub struct SoilState {
     pub since_update: f64,
     /// Time of the next periodic export, s.
     pub next_export: f64,
+    /// Per SCM body (then the rig's wheel): its motion at the end of the last
+    /// sub-step (position, quaternion i j k w, velocity, angular velocity; world
+    /// frame, m, m/s, rad/s), the "last known object position" the soil yields to in
+    /// the next update (Buse 2023, section 4.2). Empty before the first sub-step.
+    pub held: Vec<[f64; 13]>,
 }
 
 /// A refused variable access. Messages name the variable.
@@ -152,6 +157,20 @@ pub struct World {
     scm_meshes: Vec<TriMesh>,
     scm_motion: Vec<BodyMotion>,
     scm_ws: Vec<scm::Workspace>,
+    /// Per SCM body: moved by its contact forces (a free body, the rig's wheel), so
+    /// that a sub-step needs its forces; kinematic and fixed bodies only need theirs
+    /// for the outputs.
+    scm_dynamic: Vec<bool>,
+    /// Per SCM body: the motion, parameters and soil epoch its work buffer's
+    /// evaluation was made at (None: it holds none, e.g. after a soil update).
+    scm_tag: Vec<Option<(BodyMotion, SoilParams, u64)>>,
+    /// Bumped whenever the soil or the surface changes (update, restore, rebuild).
+    scm_epoch: u64,
+    /// Scratch: the motion to evaluate each body at, and whether to.
+    scm_at: Vec<BodyMotion>,
+    /// Scratch: each body's motion at the start of the current sub-step.
+    scm_start: Vec<BodyMotion>,
+    scm_pick: Vec<bool>,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -280,6 +299,12 @@ impl World {
             scm_meshes: vec![],
             scm_motion: vec![],
             scm_ws: vec![],
+            scm_dynamic: vec![],
+            scm_tag: vec![],
+            scm_epoch: 0,
+            scm_at: vec![],
+            scm_start: vec![],
+            scm_pick: vec![],
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -532,6 +557,7 @@ impl World {
             grid: SoilGrid::new(ds, e[0], e[1], e[2], e[3]),
             since_update: 0.0,
             next_export: self.dynamic.time + self.real(sv.export_interval),
+            held: vec![],
         });
         self.scm_meshes.clear();
         for &b in &layout.scm_bodies {
@@ -569,6 +595,19 @@ impl World {
             n
         ];
         self.scm_ws.resize_with(n, Default::default);
+        self.scm_dynamic = layout
+            .scm_bodies
+            .iter()
+            .map(|&b| matches!(layout.bodies[b].motion, MotionVrs::Free { .. }))
+            .collect();
+        if layout.rig.is_some_and(|r| r.scm.is_some()) {
+            self.scm_dynamic.push(true);
+        }
+        self.scm_tag = vec![None; n];
+        self.scm_epoch += 1;
+        self.scm_at = self.scm_motion.clone();
+        self.scm_start = self.scm_motion.clone();
+        self.scm_pick = vec![false; n];
         Ok(())
     }
 
@@ -597,20 +636,30 @@ impl World {
         })
     }
 
-    /// SCM: contact forces of every SCM body (and the rig's wheel) at the current
+    /// SCM: contact forces of the SCM bodies (and the rig's wheel) at the current
     /// state, in parallel over the bodies; each body's result lands in its own work
     /// buffer, so the outcome does not depend on the thread count.
     ///
-    /// With `reuse`, the last evaluation (of this very state) is taken as it is.
-    fn scm_contacts(&mut self, reuse: bool) {
+    /// In a sub-step (`advance`) only the bodies its forces move are needed; for the
+    /// outputs all are. A body whose last evaluation was of this very state (motion,
+    /// parameters, soil) keeps it.
+    fn scm_contacts(&mut self, advance: bool) {
         let Some(p) = self.scm_params() else {
             return;
         };
-        if !reuse {
-            self.scm_evaluate(&p);
+        self.scm_current_motions();
+        for m in 0..self.scm_ws.len() {
+            let needed = !advance || self.scm_dynamic[m];
+            self.scm_at[m] = self.scm_motion[m];
+            self.scm_pick[m] =
+                needed && self.scm_tag[m] != Some((self.scm_motion[m], p, self.scm_epoch));
         }
+        self.scm_evaluate_picked(&p);
         let layout = Arc::clone(&self.layout);
         for (m, &b) in layout.scm_bodies.iter().enumerate() {
+            if advance && !self.scm_dynamic[m] {
+                continue;
+            }
             let r = self.scm_ws[m].result;
             let acc = &mut self.scratch[b];
             acc.force += r.force;
@@ -620,8 +669,8 @@ impl World {
         }
     }
 
-    fn scm_evaluate(&mut self, p: &SoilParams) {
-        let p = *p;
+    /// The current motion of every SCM body and the rig's wheel into `scm_motion`.
+    fn scm_current_motions(&mut self) {
         let layout = Arc::clone(&self.layout);
         for (m, &b) in layout.scm_bodies.iter().enumerate() {
             let pose = self.pose_of(b);
@@ -642,14 +691,51 @@ impl World {
                 };
             }
         }
+    }
+
+    /// Evaluates each SCM body `m` with `scm_pick[m]` at the motion `scm_at[m]` (in
+    /// parallel) and tags its evaluation.
+    fn scm_evaluate_picked(&mut self, p: &SoilParams) {
+        let p = *p;
         let Some(soil) = &self.dynamic.soil else {
             return;
         };
+        if !self.scm_pick.iter().any(|&x| x) {
+            return;
+        }
         let (grid, base) = (&soil.grid, &self.surface);
-        let (meshes, motions) = (&self.scm_meshes, &self.scm_motion);
+        let (meshes, motions, pick) = (&self.scm_meshes, &self.scm_at, &self.scm_pick);
         parallel::for_each_mut(&mut self.scm_ws, |m, ws| {
-            scm::evaluate(&p, grid, base, &meshes[m], &motions[m], ws);
+            if pick[m] {
+                scm::evaluate(&p, grid, base, &meshes[m], &motions[m], ws);
+            }
         });
+        for m in 0..self.scm_ws.len() {
+            if self.scm_pick[m] {
+                self.scm_tag[m] = Some((self.scm_at[m], p, self.scm_epoch));
+            }
+        }
+    }
+
+    /// Records every SCM body's current motion as the one the next soil update
+    /// yields to (`SoilState::held`), at the end of each sub-step. (Before the first
+    /// sub-step nothing is held: the first update yields to the motion of its time,
+    /// whatever the inputs were set to after initialization.)
+    fn scm_hold_motions(&mut self) {
+        if self.dynamic.soil.is_none() || self.scm_ws.is_empty() {
+            return;
+        }
+        self.scm_current_motions();
+        let Some(soil) = self.dynamic.soil.as_mut() else {
+            return;
+        };
+        soil.held.clear();
+        for m in &self.scm_motion {
+            let (t, q) = (m.iso.translation.vector, m.iso.rotation.coords);
+            soil.held.push([
+                t.x, t.y, t.z, q[0], q[1], q[2], q[3], m.v.x, m.v.y, m.v.z, m.w.x, m.w.y, m.w.z,
+            ]);
+        }
     }
 
     /// SCM soil update (the second clock): after `dt` of model time, when the update
@@ -669,6 +755,45 @@ impl World {
         }
         let elapsed = soil.since_update;
         soil.since_update = 0.0;
+        // the soil yields to each kinematic or fixed body's motion at the end of the
+        // last sub-step (its last known position; with no sub-step yet, the one at
+        // the start of this sub-step), and to a free body's (or the rig wheel's)
+        // motion at the start of this sub-step, where its forces were evaluated (the
+        // same unless a state was restored): evaluate there unless that is what the
+        // work buffer holds (as after the evaluation for the outputs, or for a free
+        // body's forces)
+        let held = std::mem::take(&mut soil.held);
+        self.scm_at.copy_from_slice(&self.scm_start);
+        if held.len() == self.scm_ws.len() {
+            for (m, x) in held.iter().enumerate() {
+                if self.scm_dynamic[m] {
+                    // a free body or the rig's wheel: where the sub-step found it
+                    continue;
+                }
+                let q = nalgebra::Quaternion::new(x[6], x[3], x[4], x[5]);
+                self.scm_at[m] = BodyMotion {
+                    iso: Isometry3::from_parts(
+                        nalgebra::Translation3::new(x[0], x[1], x[2]),
+                        UnitQuaternion::new_unchecked(q),
+                    ),
+                    v: Vector3::new(x[7], x[8], x[9]),
+                    w: Vector3::new(x[10], x[11], x[12]),
+                };
+            }
+        }
+        for m in 0..self.scm_ws.len() {
+            self.scm_pick[m] = self.scm_tag[m] != Some((self.scm_at[m], p, self.scm_epoch));
+        }
+        if let Some(soil) = self.dynamic.soil.as_mut() {
+            soil.held = held;
+        }
+        self.scm_evaluate_picked(&p);
+        // the update changes the work buffers and the soil
+        self.scm_tag.iter_mut().for_each(|t| *t = None);
+        self.scm_epoch += 1;
+        let Some(soil) = self.dynamic.soil.as_mut() else {
+            return;
+        };
         // bodies whose windows do not overlap prepare their updates in parallel and
         // commit in body order: the same soil as updating them one after the other
         // (each reads only its own window, which no other body's commit writes)
@@ -1126,9 +1251,8 @@ impl World {
     /// a model step of `dt`; with `dt = 0` they are only evaluated.
     fn evaluate_contacts(&mut self, dt: f64) {
         let advance = dt > 0.0;
-        // the evaluation for the outputs at the end of a step serves the next sub-step
-        let fresh = advance && self.bbcc_fresh;
-        // BBCC at the current state, unless the last evaluation was of this very state.
+        // BBCC at the current state, unless the last evaluation was of this very state
+        // (the evaluation for the outputs at the end of a step serves the next sub-step).
         // Its contact memories always advance: the next sub-step would record the same.
         if !(advance && self.bbcc_fresh) {
             for w in self.bbcc_wrench.iter_mut() {
@@ -1162,7 +1286,7 @@ impl World {
             acc.in_contact |= out.in_contact;
             self.terra_out[k] = (geo.input, out, state);
         }
-        self.scm_contacts(fresh);
+        self.scm_contacts(advance);
         if let Some(drive) = self.rig_scm_drive() {
             if let Some((rig, _)) = self.dynamic.rig.as_mut() {
                 let res = self.scm_ws.last().map(|w| w.result).unwrap_or_default();
@@ -1185,6 +1309,10 @@ impl World {
     }
 
     fn substep(&mut self, dt: f64) {
+        if !self.scm_ws.is_empty() {
+            self.scm_current_motions();
+            self.scm_start.copy_from_slice(&self.scm_motion);
+        }
         self.evaluate_contacts(dt);
         self.scm_soil_update(dt);
         let g = self.vec3(&self.layout.gravity);
@@ -1213,6 +1341,7 @@ impl World {
                 self.dynamic.bodies[b].step(&m, &f, &t, &g, dt);
             }
         }
+        self.scm_hold_motions();
     }
 
     /// Advances the world by the communication step `h` (s), in equal sub-steps no
@@ -1565,6 +1694,7 @@ impl World {
             soil.grid.rebuild_index();
         }
         self.bbcc_fresh = false;
+        self.scm_epoch += 1;
         self.dynamic.outputs_dirty = true;
         // The terrain parameters are part of the values: rebuild the surface from them.
         if let Ok(surface) = self.build_surface() {
