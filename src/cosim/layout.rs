@@ -673,7 +673,7 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
             &format!("soil field bounds [x_min, x_max, y_min, y_max]: {}", ext[i]),
         )
     });
-    let update_interval = p("soil.update_interval", Some("s"), Tunable, s.update_interval, Bounds::NON_NEGATIVE, "soil deformation update interval (0: every model step); contact forces are computed every model step (Buse 2023 section 4.2)");
+    let update_interval = p("soil.update_interval", Some("s"), Tunable, s.update_interval, Bounds::NON_NEGATIVE, "soil deformation update interval (0: every model step); contact forces are computed every model step at the current poses, the soil update yields to each kinematic body's pose at the end of the previous sub-step (its last known position, Buse 2023 section 4.2)");
     let export_interval = p(
         "soil.export_interval",
         Some("s"),
