@@ -61,10 +61,9 @@ pub struct SoilState {
     /// Time of the next periodic export, s.
     pub next_export: f64,
     /// Per SCM body (then the rig's wheel): its motion at the end of the last
-    /// sub-step (position, quaternion i j k w, velocity, angular velocity; world
-    /// frame, m, m/s, rad/s), the "last known object position" the soil yields to in
-    /// the next update (Buse 2023, section 4.2). Empty before the first sub-step.
-    pub held: Vec<[f64; 13]>,
+    /// sub-step, the "last known object position" the soil yields to in the next
+    /// update (Buse 2023, section 4.2). Empty before the first sub-step.
+    pub held: Vec<BodyMotion>,
 }
 
 /// A refused variable access. Messages name the variable.
@@ -168,7 +167,8 @@ pub struct World {
     scm_epoch: u64,
     /// Scratch: the motion to evaluate each body at, and whether to.
     scm_at: Vec<BodyMotion>,
-    /// Scratch: each body's motion at the start of the current sub-step.
+    /// Scratch: each body's motion at the start of the current sub-step (where its
+    /// forces were taken).
     scm_start: Vec<BodyMotion>,
     scm_pick: Vec<bool>,
 }
@@ -648,6 +648,10 @@ impl World {
             return;
         };
         self.scm_current_motions();
+        if advance {
+            // where the sub-step finds the bodies (the soil update's free bodies)
+            self.scm_start.copy_from_slice(&self.scm_motion);
+        }
         for m in 0..self.scm_ws.len() {
             let needed = !advance || self.scm_dynamic[m];
             self.scm_at[m] = self.scm_motion[m];
@@ -730,12 +734,7 @@ impl World {
             return;
         };
         soil.held.clear();
-        for m in &self.scm_motion {
-            let (t, q) = (m.iso.translation.vector, m.iso.rotation.coords);
-            soil.held.push([
-                t.x, t.y, t.z, q[0], q[1], q[2], q[3], m.v.x, m.v.y, m.v.z, m.w.x, m.w.y, m.w.z,
-            ]);
-        }
+        soil.held.extend_from_slice(&self.scm_motion);
     }
 
     /// SCM soil update (the second clock): after `dt` of model time, when the update
@@ -762,30 +761,14 @@ impl World {
         // same unless a state was restored): evaluate there unless that is what the
         // work buffer holds (as after the evaluation for the outputs, or for a free
         // body's forces)
-        let held = std::mem::take(&mut soil.held);
-        self.scm_at.copy_from_slice(&self.scm_start);
-        if held.len() == self.scm_ws.len() {
-            for (m, x) in held.iter().enumerate() {
-                if self.scm_dynamic[m] {
-                    // a free body or the rig's wheel: where the sub-step found it
-                    continue;
-                }
-                let q = nalgebra::Quaternion::new(x[6], x[3], x[4], x[5]);
-                self.scm_at[m] = BodyMotion {
-                    iso: Isometry3::from_parts(
-                        nalgebra::Translation3::new(x[0], x[1], x[2]),
-                        UnitQuaternion::new_unchecked(q),
-                    ),
-                    v: Vector3::new(x[7], x[8], x[9]),
-                    w: Vector3::new(x[10], x[11], x[12]),
-                };
-            }
-        }
+        let held = (soil.held.len() == self.scm_ws.len()).then_some(&soil.held);
         for m in 0..self.scm_ws.len() {
+            // a free body or the rig's wheel: where the sub-step found it
+            self.scm_at[m] = match held {
+                Some(held) if !self.scm_dynamic[m] => held[m],
+                _ => self.scm_start[m],
+            };
             self.scm_pick[m] = self.scm_tag[m] != Some((self.scm_at[m], p, self.scm_epoch));
-        }
-        if let Some(soil) = self.dynamic.soil.as_mut() {
-            soil.held = held;
         }
         self.scm_evaluate_picked(&p);
         // the update changes the work buffers and the soil
@@ -1309,10 +1292,6 @@ impl World {
     }
 
     fn substep(&mut self, dt: f64) {
-        if !self.scm_ws.is_empty() {
-            self.scm_current_motions();
-            self.scm_start.copy_from_slice(&self.scm_motion);
-        }
         self.evaluate_contacts(dt);
         self.scm_soil_update(dt);
         let g = self.vec3(&self.layout.gravity);

@@ -23,7 +23,7 @@ use nalgebra::{Isometry3, Point3, Vector3};
 pub const MARGIN: i32 = 6;
 
 /// Pose and velocities of a contact object (world frame).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BodyMotion {
     /// Body to world.
     pub iso: Isometry3<f64>,
