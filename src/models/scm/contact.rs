@@ -289,6 +289,18 @@ struct NodeOut {
     c_zz: f64,
 }
 
+impl NodeOut {
+    /// Adds this node's share to the totals of eq. (9).
+    #[inline]
+    fn add_to(&self, res: &mut ContactResult) {
+        res.force += self.f;
+        res.torque += self.torque;
+        res.sinkage = res.sinkage.max(self.z);
+        res.k_zz += self.k_zz;
+        res.c_zz += self.c_zz;
+    }
+}
+
 /// Everything the node forces read (shared by the parallel tasks).
 struct NodeInput<'a> {
     p: &'a SoilParams,
@@ -693,8 +705,8 @@ pub fn evaluate(
     };
     let count = ws.nodes.len();
     ws.foot.resize(count, FootNode::default());
-    ws.node_out.resize(count, NodeOut::default());
     if count >= PARALLEL_NODES {
+        ws.node_out.resize(count, NodeOut::default());
         let nodes = &ws.nodes;
         crate::parallel::for_each_chunk_pair(
             &mut ws.foot,
@@ -707,23 +719,16 @@ pub fn evaluate(
                 }
             },
         );
-    } else {
-        for (m, ((&k, fo), no)) in ws
-            .nodes
-            .iter()
-            .zip(ws.foot.iter_mut())
-            .zip(ws.node_out.iter_mut())
-            .enumerate()
-        {
-            (*fo, *no) = node.force(m, k as usize);
+        for o in &ws.node_out {
+            o.add_to(&mut res);
         }
-    }
-    for o in &ws.node_out {
-        res.force += o.f;
-        res.torque += o.torque;
-        res.sinkage = res.sinkage.max(o.z);
-        res.k_zz += o.k_zz;
-        res.c_zz += o.c_zz;
+    } else {
+        // summed as they come: the same order, so the same bits, without the slots
+        for (m, (&k, fo)) in ws.nodes.iter().zip(ws.foot.iter_mut()).enumerate() {
+            let (f, o) = node.force(m, k as usize);
+            *fo = f;
+            o.add_to(&mut res);
+        }
     }
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];

@@ -456,9 +456,9 @@ pub fn erode(
     if nx == 0 || ny == 0 {
         return;
     }
-    // columns per block: at most 64 blocks per row
-    let bw = nx.div_ceil(64);
-    let nb = nx.div_ceil(bw);
+    // columns per block (a power of two): at most 64 blocks per row
+    let shift = nx.div_ceil(64).next_power_of_two().trailing_zeros();
+    let nb = nx.div_ceil(1 << shift);
     let all = if nb == 64 { u64::MAX } else { (1u64 << nb) - 1 };
     rows.clear();
     rows.resize(ny, [all, 0]);
@@ -472,51 +472,55 @@ pub fn erode(
         }
         m | (m >> 1)
     };
+    // levels the two pairs of node i in row j, marking the blocks that changed
+    let mut visit = |rows: &mut [[u64; 2]], j: usize, i: usize| {
+        visit_node(rows, j, i, nx, ny, shift, limit, mask, h, zp, changed)
+    };
     for sweep in 0..EROSION_SWEEPS {
         let mut moved = false;
         let forward = sweep % 2 == 0;
         for jj in 0..ny {
             let j = if forward { jj } else { ny - 1 - jj };
-            let mut i = if forward { 0 } else { nx - 1 };
-            loop {
-                // skip to the next active block in the sweep direction
-                let m = active(rows, j);
-                let b = i / bw;
-                if m >> b & 1 == 0 {
-                    if forward {
-                        let rest = m & !((1u64 << b) | ((1u64 << b) - 1));
+            // the active blocks change only when soil moves in this row
+            let mut m = active(rows, j);
+            if m == 0 {
+                continue;
+            }
+            if forward {
+                let mut i = 0;
+                while i < nx {
+                    let b = i >> shift;
+                    if m >> b & 1 == 0 {
+                        // skip to the next active block
+                        let rest = if b == 63 { 0 } else { m >> (b + 1) << (b + 1) };
                         if rest == 0 {
                             break;
                         }
-                        i = rest.trailing_zeros() as usize * bw;
-                    } else {
+                        i = (rest.trailing_zeros() as usize) << shift;
+                    }
+                    if visit(rows, j, i) {
+                        moved = true;
+                        m = active(rows, j);
+                    }
+                    i += 1;
+                }
+            } else {
+                let mut i = nx;
+                while i > 0 {
+                    i -= 1;
+                    let b = i >> shift;
+                    if m >> b & 1 == 0 {
+                        // skip back to the last node of the previous active block
                         let rest = m & ((1u64 << b) - 1);
                         if rest == 0 {
                             break;
                         }
-                        i = ((63 - rest.leading_zeros() as usize) + 1) * bw - 1;
+                        i = ((64 - rest.leading_zeros() as usize) << shift) - 1;
                     }
-                }
-                let k = j * nx + i;
-                if i + 1 < nx && level_pair(k, k + 1, limit, mask, h, zp, changed) {
-                    rows[j][1] |= 1 << (i / bw) | 1 << ((i + 1) / bw);
-                    moved = true;
-                }
-                if j + 1 < ny && level_pair(k, k + nx, limit, mask, h, zp, changed) {
-                    rows[j][1] |= 1 << (i / bw);
-                    rows[j + 1][1] |= 1 << (i / bw);
-                    moved = true;
-                }
-                if forward {
-                    i += 1;
-                    if i == nx {
-                        break;
+                    if visit(rows, j, i) {
+                        moved = true;
+                        m = active(rows, j);
                     }
-                } else {
-                    if i == 0 {
-                        break;
-                    }
-                    i -= 1;
                 }
             }
         }
@@ -527,6 +531,39 @@ pub fn erode(
             *r = [r[1], 0];
         }
     }
+}
+
+/// One node of an erosion sweep ([`erode`]): levels its pairs to the right and
+/// below, marking the blocks (of `1 << shift` columns) that changed in `rows`. True if
+/// soil moved.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn visit_node(
+    rows: &mut [[u64; 2]],
+    j: usize,
+    i: usize,
+    nx: usize,
+    ny: usize,
+    shift: u32,
+    limit: f64,
+    mask: &[bool],
+    h: &mut [f64],
+    zp: &mut [f64],
+    changed: &mut [bool],
+) -> bool {
+    let k = j * nx + i;
+    let b = 1u64 << (i >> shift);
+    let mut hit = false;
+    if i + 1 < nx && level_pair(k, k + 1, limit, mask, h, zp, changed) {
+        rows[j][1] |= b | 1u64 << ((i + 1) >> shift);
+        hit = true;
+    }
+    if j + 1 < ny && level_pair(k, k + nx, limit, mask, h, zp, changed) {
+        rows[j][1] |= b;
+        rows[j + 1][1] |= b;
+        hit = true;
+    }
+    hit
 }
 
 #[cfg(test)]

@@ -65,14 +65,22 @@ pub fn area_and_contour(mask: &[bool], nx: usize, nodes: &[u32]) -> (f64, f64) {
 }
 
 /// Exact squared Euclidean distance transform of a footprint mask (Felzenszwalb and
-/// Huttenlocher 2012), in O(n) for the window: the values are integers, exact in f64.
-/// `v`, `z`, `g` are work buffers (no allocation once warm).
+/// Huttenlocher 2012), in O(n) for the window, in integer arithmetic (the squared
+/// distances are whole numbers; they come out exact in f64). The fields are work
+/// buffers (no allocation once warm).
 #[derive(Default)]
 pub struct Edt {
+    col: Vec<u32>,
+    down: Vec<u32>,
+    line: Vec<i64>,
     v: Vec<usize>,
     z: Vec<(i64, i64)>,
-    g: Vec<f64>,
+    top: Vec<i64>,
 }
+
+/// A column distance standing for "no node outside in this column" (larger than any
+/// window; counting on from it stays far below overflow).
+const NO_OUTSIDE: u32 = 1 << 30;
 
 impl Edt {
     /// Squared distance (in nodes) of every window node to the nearest node outside
@@ -83,69 +91,104 @@ impl Edt {
     pub fn outside_distance(&mut self, mask: &[bool], nx: usize, ny: usize, dist2: &mut Vec<f64>) {
         dist2.clear();
         dist2.resize(mask.len(), 0.0);
-        let d = &mut self.g;
+        let col = &mut self.col;
+        col.clear();
+        col.resize(mask.len(), 0);
+        // down the columns, then up: the distance to the nearest outside node above
+        // or below
+        let d = &mut self.down;
         d.clear();
-        d.resize(nx, f64::INFINITY);
+        d.resize(nx, NO_OUTSIDE);
         for j in 0..ny {
-            let row = &mask[j * nx..(j + 1) * nx];
-            let out = &mut dist2[j * nx..(j + 1) * nx];
+            let (row, out) = (&mask[j * nx..(j + 1) * nx], &mut col[j * nx..(j + 1) * nx]);
             for ((o, &m), dc) in out.iter_mut().zip(row).zip(d.iter_mut()) {
-                *dc = if m { *dc + 1.0 } else { 0.0 };
+                *dc = if m { *dc + 1 } else { 0 };
                 *o = *dc;
             }
         }
-        d.iter_mut().for_each(|x| *x = f64::INFINITY);
+        d.iter_mut().for_each(|x| *x = NO_OUTSIDE);
         for j in (0..ny).rev() {
-            let row = &mask[j * nx..(j + 1) * nx];
-            let out = &mut dist2[j * nx..(j + 1) * nx];
+            let (row, out) = (&mask[j * nx..(j + 1) * nx], &mut col[j * nx..(j + 1) * nx]);
             for ((o, &m), dc) in out.iter_mut().zip(row).zip(d.iter_mut()) {
-                *dc = if m { *dc + 1.0 } else { 0.0 };
+                *dc = if m { *dc + 1 } else { 0 };
                 *o = (*o).min(*dc);
-                *o *= *o;
             }
         }
         self.v.resize(nx, 0);
         self.z.resize(nx + 1, (0, 1));
-        self.g.resize(nx, 0.0);
+        self.top.resize(nx, 0);
+        self.line.resize(nx, 0);
+        // Along a row, a node of a run of footprint nodes [a, b] is nearest to one of
+        // the run's own parabolas or to the outside nodes a - 1 and b + 1: any node
+        // beyond those is farther along the row and no lower (its squared distance is
+        // at least 0). So each run takes the envelope of its own span and the two nodes
+        // around it, and nodes outside stay at 0.
         for j in 0..ny {
-            let line = &mut dist2[j * nx..(j + 1) * nx];
-            if line.iter().any(|&x| x != 0.0) {
-                envelope(line, &mut self.v, &mut self.z, &mut self.g);
+            let (c, out) = (&col[j * nx..(j + 1) * nx], &mut dist2[j * nx..(j + 1) * nx]);
+            let mut a = 0;
+            while a < nx {
+                if c[a] == 0 {
+                    a += 1;
+                    continue;
+                }
+                let mut b = a;
+                while b + 1 < nx && c[b + 1] != 0 {
+                    b += 1;
+                }
+                let (lo, hi) = (a.saturating_sub(1), (b + 1).min(nx - 1));
+                let span = &c[lo..=hi];
+                for (l, &x) in self.line.iter_mut().zip(span) {
+                    *l = if x >= NO_OUTSIDE / 2 {
+                        i64::MAX
+                    } else {
+                        x as i64 * x as i64
+                    };
+                }
+                let n = span.len();
+                envelope(
+                    &self.line[..n],
+                    &mut out[lo..=hi],
+                    &mut self.v,
+                    &mut self.z,
+                    &mut self.top,
+                );
+                a = b + 2;
             }
         }
     }
 }
 
-/// The lower-envelope pass of [`Edt`] on one contiguous line `f` (squared distances
-/// of the first pass in, of both passes out); `v`, `z`, `g` are work buffers of at
-/// least `f.len()`, `f.len() + 1` and `f.len()` elements (sized once per transform:
-/// footprint rows are short, and per-row resizing cost more than the pass).
+/// The lower-envelope pass of [`Edt`] on one row: `f` the squared column distances
+/// (`i64::MAX`: none), `out` the squared distances of both passes; `v`, `z`, `top`
+/// are work buffers of at least `f.len()`, `f.len() + 1` and `f.len()` elements
+/// (sized once per transform: footprint rows are short, and per-row resizing cost
+/// more than the pass).
 ///
-/// The parabolas' intersections are kept as fractions of integers (the squared
-/// distances are whole numbers) and compared by cross-multiplication: exact, and
-/// without the division whose latency bound the pass (the values stay far inside
-/// i64 for any window that fits in memory).
-fn envelope(f: &mut [f64], v: &mut [usize], z: &mut [(i64, i64)], g: &mut [f64]) {
+/// The parabolas' intersections are kept as fractions of integers and compared by
+/// cross-multiplication: exact, and without the division whose latency bound the
+/// pass (the values stay far inside i64 for any window that fits in memory).
+fn envelope(f: &[i64], out: &mut [f64], v: &mut [usize], z: &mut [(i64, i64)], top: &mut [i64]) {
     let n = f.len();
-    let g = &mut g[..n];
-    g.copy_from_slice(f);
-    let Some(first) = g.iter().position(|x| x.is_finite()) else {
+    let Some(first) = f.iter().position(|&x| x != i64::MAX) else {
+        out.iter_mut().for_each(|o| *o = f64::INFINITY);
         return;
     };
-    // parabola p: (q - p)^2 + g_p; its intersection with q's is at
-    // s = ((g_q + q^2) - (g_p + p^2)) / (2 (q - p)), kept as (numerator, denominator > 0)
-    let top = |p: usize| g[p] as i64 + (p * p) as i64;
+    // parabola p: (q - p)^2 + f_p, its top f_p + p^2; its intersection with q's is at
+    // s = (top_q - top_p) / (2 (q - p)), kept as (numerator, denominator > 0)
+    for (p, (t, &x)) in top[..n].iter_mut().zip(f).enumerate() {
+        *t = x.wrapping_add((p * p) as i64);
+    }
     // z[k] is where parabola v[k] starts; z[0] is -inf (never compared)
     let mut k = 0usize;
     v[0] = first;
-    for (q, gq) in g.iter().enumerate().skip(first + 1) {
-        if !gq.is_finite() {
+    for q in first + 1..n {
+        if f[q] == i64::MAX {
             continue;
         }
-        let gq = top(q);
+        let tq = top[q];
         loop {
             let p = v[k];
-            let s = (gq - top(p), 2 * (q - p) as i64);
+            let s = (tq - top[p], 2 * (q - p) as i64);
             // s <= z[k]: the new parabola hides v[k] from z[k] on
             if k > 0 && s.0 * z[k].1 <= z[k].0 * s.1 {
                 k -= 1;
@@ -159,14 +202,14 @@ fn envelope(f: &mut [f64], v: &mut [usize], z: &mut [(i64, i64)], g: &mut [f64])
     }
     let last = k;
     let mut k = 0usize;
-    for (q, out) in f.iter_mut().enumerate() {
+    for (q, o) in out.iter_mut().enumerate() {
         // z[k + 1] < q: the next parabola has taken over
         while k < last && z[k + 1].0 < q as i64 * z[k + 1].1 {
             k += 1;
         }
         let p = v[k];
-        let d = q as f64 - p as f64;
-        *out = d * d + g[p];
+        let d = q as i64 - p as i64;
+        *o = (d * d + f[p]) as f64;
     }
 }
 
