@@ -535,3 +535,86 @@ fn a_rolling_wheel_leaves_a_rut_as_deep_as_it_ran_with_berms_beside_it() {
         soil.grid.volume()
     );
 }
+
+/// Soil classes per node (`scm.soil_map`, packaged with its CSV into the FMU): each of
+/// two plates pressed into its own region follows eq. (2) with its own soil, DLR-A
+/// (the `soil.*` parameters) and the map's dry sand.
+#[test]
+fn a_soil_map_gives_each_plate_the_bekker_curve_of_its_soil() {
+    let (_dir, fmu) = common::package_example("scm_soil_map");
+    let import = common::load(&fmu);
+    let mut inst = import.instantiate_cs("soil_map", false, false).unwrap();
+    Common::setup_experiment(&mut inst, None, 0.0, None).unwrap();
+    Common::enter_initialization_mode(&mut inst).unwrap();
+    Common::exit_initialization_mode(&mut inst).unwrap();
+    // (k_c, k_phi, n) of DLR-A and of the map's class 1
+    let probes = [
+        ("probe_dlr_a", (2370.0, 60300.0, 0.63)),
+        ("probe_sand", (990.0, 1_528_430.0, 1.1)),
+    ];
+    let h = 0.01;
+    for s in 1..=30 {
+        let z = s as f64 * 1e-3;
+        for (name, _) in &probes {
+            let rz = common::vr(&import, &format!("{name}.r[3]"));
+            Common::set_real(&mut inst, &[rz], &[-z]).unwrap();
+        }
+        inst.do_step((s - 1) as f64 * h, h, true).unwrap();
+        let mut forces = vec![];
+        for (name, (kc, kphi, n)) in &probes {
+            let out: Vec<u32> = ["f[3]", "footprint_area", "b_eff"]
+                .iter()
+                .map(|v| common::vr(&import, &format!("{name}.{v}")))
+                .collect();
+            let mut v = [0.0; 3];
+            Common::get_real(&mut inst, &out, &mut v).unwrap();
+            let (a, l) = (v[1], 2.0 * v[1] / v[2]);
+            let ideal = (l * kc / 2.0 + a * kphi) * z.powf(*n);
+            assert!(
+                (v[0] / ideal - 1.0).abs() < 1e-9,
+                "{name} at {z} m: {} N vs eq. (2) {ideal} N",
+                v[0]
+            );
+            forces.push(v[0]);
+        }
+        // the same plate at the same depth: from 1 cm on, the stiffer sand carries more
+        // (at 3 cm about three times as much)
+        assert!(z < 0.01 || forces[1] > forces[0], "{forces:?} at {z} m");
+        if s == 30 {
+            assert!(forces[1] > 2.5 * forces[0], "{forces:?} at {z} m");
+        }
+    }
+}
+
+/// A map that uses a class the scenario does not define is refused when the model is
+/// built, naming the field and the class; a class parameter out of range is refused
+/// when the scenario loads, naming its path.
+#[test]
+fn a_soil_map_with_an_undefined_class_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(common::root().join("examples/scm_soil_map.json"))
+        .unwrap()
+        .replace("\"phi\": 0.4886921905584123", "\"phi\": 2.0");
+    std::fs::write(dir.path().join("bad.json"), text).unwrap();
+    let e = scenario::load(&dir.path().join("bad.json"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("scm.soil_map.classes[0].phi"), "{e}");
+    a_map_with_class_2();
+}
+
+fn a_map_with_class_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::root().join("examples/scm_soil_map.json");
+    std::fs::copy(&src, dir.path().join("scm_soil_map.json")).unwrap();
+    std::fs::write(dir.path().join("scm_soil_map.csv"), "0,1,2\n0,1,1\n").unwrap();
+    let s = scenario::load(&dir.path().join("scm_soil_map.json")).unwrap();
+    let e = World::new(&s, Some(dir.path()))
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(
+        e.contains("scm.soil_map.file") && e.contains("class 2"),
+        "{e}"
+    );
+}

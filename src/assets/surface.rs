@@ -241,6 +241,44 @@ pub struct Terrain {
 }
 
 fn read_map(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>), AssetError> {
+    let (nx, ny, v, full) = read_map_raw(path, field)?;
+    Ok((nx, ny, v.into_iter().map(|x| x / full).collect()))
+}
+
+/// A map of whole numbers 0 to 255 (soil classes): an 8-bit grayscale PNG or a CSV of
+/// integers (rows along y, columns along x). Returns (columns, rows, values).
+pub fn read_classes(path: &Path, field: &str) -> Result<(usize, usize, Vec<u8>), AssetError> {
+    let (nx, ny, v, full) = read_map_raw(path, field)?;
+    if full == 65535.0 {
+        return Err(AssetError::param(
+            field,
+            format!(
+                "{}: a 16-bit PNG; use 8 bits (the pixel value is the class)",
+                path.display()
+            ),
+        ));
+    }
+    let mut out = Vec::with_capacity(v.len());
+    for (k, x) in v.into_iter().enumerate() {
+        if !((0.0..=255.0).contains(&x) && x.fract() == 0.0) {
+            return Err(AssetError::param(
+                field,
+                format!(
+                    "{}: value {x} at column {}, row {} is not a class number 0 to 255",
+                    path.display(),
+                    k % nx,
+                    k / nx
+                ),
+            ));
+        }
+        out.push(x as u8);
+    }
+    Ok((nx, ny, out))
+}
+
+/// The values of a map file as stored, and their full scale (255 or 65535 for a PNG,
+/// 1 for a CSV).
+fn read_map_raw(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>, f64), AssetError> {
     let io = |e: std::io::Error| AssetError::Io {
         path: path.display().to_string(),
         source: e,
@@ -280,12 +318,15 @@ fn read_map(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>), AssetE
                 ),
             ));
         }
-        let h = match info.bit_depth {
-            png::BitDepth::Eight => buf[..nx * ny].iter().map(|&v| v as f64 / 255.0).collect(),
-            png::BitDepth::Sixteen => buf[..2 * nx * ny]
-                .chunks(2)
-                .map(|c| u16::from_be_bytes([c[0], c[1]]) as f64 / 65535.0)
-                .collect(),
+        let (h, full) = match info.bit_depth {
+            png::BitDepth::Eight => (buf[..nx * ny].iter().map(|&v| v as f64).collect(), 255.0),
+            png::BitDepth::Sixteen => (
+                buf[..2 * nx * ny]
+                    .chunks(2)
+                    .map(|c| u16::from_be_bytes([c[0], c[1]]) as f64)
+                    .collect(),
+                65535.0,
+            ),
             d => {
                 return Err(AssetError::param(
                     field,
@@ -293,7 +334,7 @@ fn read_map(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>), AssetE
                 ))
             }
         };
-        return Ok((nx, ny, h));
+        return Ok((nx, ny, h, full));
     }
     let text = std::fs::read_to_string(path).map_err(io)?;
     let mut h = vec![];
@@ -336,7 +377,7 @@ fn read_map(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>), AssetE
             ),
         ));
     }
-    Ok((nx, ny, h))
+    Ok((nx, ny, h, 1.0))
 }
 
 impl Terrain {

@@ -171,6 +171,8 @@ pub struct World {
     /// forces were taken).
     scm_start: Vec<BodyMotion>,
     scm_pick: Vec<bool>,
+    /// SCM soil classes per node (`scm.soil_map`), attached to the soil grid.
+    scm_map: Option<Arc<scm::soil_map::SoilMap>>,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -196,6 +198,49 @@ fn start_values(table: &VariableTable) -> Values {
 
 /// Is the world AABB of `shape` at `pose` entirely above the terrain plane (through
 /// `plane.translation`, normal from `surface`)?
+/// Reads the soil class map of `scm.soil_map` (its file relative to `dir`) and checks
+/// that every class it uses is defined.
+fn read_soil_map(
+    m: &crate::scenario::ScmSoilMap,
+    dir: Option<&std::path::Path>,
+) -> Result<scm::soil_map::SoilMap, WorldError> {
+    let err = |e: String| WorldError::Asset(format!("scm.soil_map.file '{}': {e}", m.file));
+    let dir = dir.ok_or_else(|| err("no folder to read it from".into()))?;
+    let path = crate::scenario::resolve_asset(dir, &m.file).map_err(err)?;
+    let (nx, ny, class) = crate::assets::surface::read_classes(&path, "scm.soil_map.file")
+        .map_err(|e| err(e.to_string()))?;
+    if let Some(&top) = class
+        .iter()
+        .max()
+        .filter(|&&c| c as usize > m.classes.len())
+    {
+        return Err(err(format!(
+            "uses class {top}, but scm.soil_map.classes defines {} (classes 1 to {})",
+            m.classes.len(),
+            m.classes.len()
+        )));
+    }
+    Ok(scm::soil_map::SoilMap {
+        origin: m.origin,
+        cell: m.cell,
+        nx,
+        ny,
+        class,
+        classes: m
+            .classes
+            .iter()
+            .map(|c| scm::soil_map::ClassParams {
+                n: c.n,
+                k_c: c.kc,
+                k_phi: c.kphi,
+                c: c.c,
+                phi: c.phi,
+                repose: c.repose,
+            })
+            .collect(),
+    })
+}
+
 fn above_plane(
     shape: &dyn parry3d_f64::shape::Shape,
     pose: &Isometry3<f64>,
@@ -245,6 +290,10 @@ impl World {
                 Some(Arc::new(t.grid(p, &|_, _| {})))
             }
             _ => None,
+        };
+        let scm_map = match scenario.scm.as_ref().and_then(|s| s.soil_map.as_ref()) {
+            Some(m) => Some(Arc::new(read_soil_map(m, asset_dir)?)),
+            None => None,
         };
         let n = layout.bodies.len();
         let mut pair_index = vec![u32::MAX; n * n];
@@ -305,6 +354,7 @@ impl World {
             scm_at: vec![],
             scm_start: vec![],
             scm_pick: vec![],
+            scm_map,
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -553,8 +603,10 @@ impl World {
                 reason: format!("{ds} m gives more than 1e9 nodes along a side of the field"),
             });
         }
+        let mut grid = SoilGrid::new(ds, e[0], e[1], e[2], e[3]);
+        grid.set_soil_map(self.scm_map.clone());
         self.dynamic.soil = Some(SoilState {
-            grid: SoilGrid::new(ds, e[0], e[1], e[2], e[3]),
+            grid,
             since_update: 0.0,
             next_export: self.dynamic.time + self.real(sv.export_interval),
             held: vec![],
@@ -1671,6 +1723,7 @@ impl World {
         self.dynamic.clone_from(d);
         if let Some(soil) = self.dynamic.soil.as_mut() {
             soil.grid.rebuild_index();
+            soil.grid.set_soil_map(self.scm_map.clone());
         }
         self.bbcc_fresh = false;
         self.scm_epoch += 1;

@@ -103,6 +103,9 @@ impl Scenario {
                 }
             }
         }
+        if let Some(m) = self.scm.as_ref().and_then(|s| s.soil_map.as_ref()) {
+            out.push(("scm.soil_map.file".to_string(), m.file.clone()));
+        }
         for (i, b) in self.bodies.iter().enumerate() {
             match &b.shape {
                 Shape::ConvexMesh { file, .. } => {

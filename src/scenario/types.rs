@@ -82,6 +82,55 @@ pub struct ScmSettings {
     /// Export interval, s; 0: only at terminate (`soil.export_interval`).
     #[serde(default)]
     pub export_interval: f64,
+    /// Soil classes per node: a map whose value at a node selects the soil there
+    /// (0: `soil`, k: `classes[k - 1]`). None: one soil everywhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soil_map: Option<ScmSoilMap>,
+}
+
+/// A map of soil classes over the field (Krenn 2009, Table 1 per node): a file of
+/// whole numbers, pixel (i, j) at `origin` + (i, j) `cell` (m; rows along y, columns
+/// along x), each grid node taking the nearest pixel's class. Class 0 is the soil of
+/// the FMI parameters `soil.*`, class k is `classes[k - 1]`; nodes outside the map
+/// are class 0. The file: an 8-bit grayscale PNG (the pixel value is the class) or a
+/// CSV of integers, relative to the scenario (the packager copies it). The classes
+/// are fixed in the scenario (no FMI parameters).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScmSoilMap {
+    pub file: String,
+    /// Pixel spacing, m.
+    pub cell: f64,
+    /// World (x, y) of pixel (0, 0), m.
+    #[serde(default)]
+    pub origin: [f64; 2],
+    /// Classes 1, 2, ...: a value left out is that of `soil` (the FMI parameter's).
+    pub classes: Vec<ScmSoilClass>,
+}
+
+/// One soil class of a [`ScmSoilMap`]: the Bekker parameters and the angle of repose;
+/// each left out takes the value of the FMI parameter `soil.<name>`.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScmSoilClass {
+    /// Exponent of sinkage n, 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<f64>,
+    /// Cohesive modulus k_c, N/m^(n+1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kc: Option<f64>,
+    /// Frictional modulus k_phi, N/m^(n+2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kphi: Option<f64>,
+    /// Cohesion c, Pa.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c: Option<f64>,
+    /// Angle of internal friction phi, rad.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phi: Option<f64>,
+    /// Maximum angle of repose, rad.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repose: Option<f64>,
 }
 
 impl ScmSettings {

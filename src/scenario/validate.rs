@@ -453,6 +453,34 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
     }
     c.non_negative("scm.update_interval", scm.update_interval);
     c.non_negative("scm.export_interval", scm.export_interval);
+    if let Some(m) = &scm.soil_map {
+        c.positive("scm.soil_map.cell", m.cell);
+        c.vec("scm.soil_map.origin", &m.origin);
+        if m.classes.is_empty() || m.classes.len() > 255 {
+            c.err(
+                "scm.soil_map.classes",
+                format!("needs 1 to 255 classes, has {}", m.classes.len()),
+            );
+        }
+        for (k, class) in m.classes.iter().enumerate() {
+            let at = |name: &str| format!("scm.soil_map.classes[{k}].{name}");
+            if let Some(n) = class.n {
+                c.positive(&at("n"), n);
+            }
+            for (name, v) in [("kc", class.kc), ("kphi", class.kphi), ("c", class.c)] {
+                if let Some(v) = v {
+                    c.non_negative(&at(name), v);
+                }
+            }
+            for (name, v) in [("phi", class.phi), ("repose", class.repose)] {
+                if let Some(v) = v {
+                    if c.finite(&at(name), v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
+                        c.err(at(name), format!("must be in (0, pi/2) rad, got {v}"));
+                    }
+                }
+            }
+        }
+    }
     if s.terra.is_some() {
         c.err(
             "scm",

@@ -15,6 +15,7 @@ use super::footprint::{area_and_contour, pressure_weights, Edt};
 use super::grid::{Rect, SoilGrid};
 use super::mesh::TriMesh;
 use super::pressure::{bekker, node_pressure};
+use super::soil_map::{NodeSoil, SoilMap};
 use super::{ceil_i32, floor_i32, SoilParams};
 use crate::models::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
@@ -159,6 +160,15 @@ pub struct Workspace {
     pub(crate) runs: super::deform::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
     pub(crate) erosion_rows: Vec<[u64; 2]>,
+    /// The soil classes per node of the grid (None: one soil), the class of each
+    /// window node (empty without classes), the class table (class 0: the global
+    /// parameters) and each class's k = k_c / b_eff + k_phi of this evaluation.
+    pub(crate) map: Option<std::sync::Arc<SoilMap>>,
+    pub(crate) class: Vec<u8>,
+    pub(crate) soils: Vec<NodeSoil>,
+    k_b: Vec<f64>,
+    /// Erosion: the repose rise over one spacing at each window node (with classes).
+    pub(crate) limits: Vec<f64>,
     /// The footprint of the last A, L and distance computation (its nodes as
     /// absolute grid coordinates, in order), with A and L in node units: a footprint
     /// on the same nodes reuses them (a body at rest, or moving less than a node).
@@ -310,8 +320,10 @@ struct NodeInput<'a> {
     origin: Vector3<f64>,
     v0: Vector3<f64>,
     w0: Vector3<f64>,
-    k_b: f64,
-    tan_phi: f64,
+    /// Class table, each window node's class (empty: all class 0), each class's k.
+    soils: &'a [NodeSoil],
+    class: &'a [u8],
+    k_b: &'a [f64],
     da: f64,
     zmin: &'a [f64],
     h: &'a [f64],
@@ -325,7 +337,7 @@ struct NodeInput<'a> {
 
 impl NodeInput<'_> {
     /// Node data and force of footprint node `m` (window index `k`): eq. (7), (8).
-    #[inline]
+    #[inline(always)]
     fn force(&self, m: usize, k: usize) -> (FootNode, NodeOut) {
         let (p, nx, ds) = (self.p, self.nx, self.ds);
         let (ii, jj) = ((k % nx) as i32, (k / nx) as i32);
@@ -335,10 +347,16 @@ impl NodeInput<'_> {
             self.zmin[k],
         );
         let n = self.face_normal[self.face[k] as usize];
+        let c = if self.class.is_empty() {
+            0
+        } else {
+            self.class[k] as usize
+        };
+        let s = &self.soils[c];
         let lever = point - self.origin;
         let v = self.v0 + self.w0.cross(&lever);
         let z = self.h[k] + self.zp[k] - self.zmin[k];
-        let gk = self.gamma[m] * self.k_b;
+        let gk = self.gamma[m] * self.k_b[c];
         let yield_p = gk * self.zn[m];
         let (sigma, plastic) = node_pressure(z, self.zp[k], yield_p, p.k_e);
         // the stabilizing linear damping of section 5, on the penetration rate
@@ -354,7 +372,7 @@ impl NodeInput<'_> {
         let speed = v_t.norm();
         let mut f = n * (pressure * a_i);
         if speed > 0.0 {
-            let tau_max = p.c + pressure * self.tan_phi + p.mu * pressure;
+            let tau_max = s.c + pressure * s.tan_phi + p.mu * pressure;
             // tanh is 1.0 to the last bit from 22 on (the C library's own cut-off): a
             // node sliding faster than 22 v_shear needs no call
             let s = speed / p.v_shear;
@@ -363,7 +381,7 @@ impl NodeInput<'_> {
             f -= v_t * (tau * a_i / speed);
         }
         let slope = if plastic {
-            (p.n * yield_p / z.max(1e-9)).min(p.k_e)
+            (s.n * yield_p / z.max(1e-9)).min(p.k_e)
         } else {
             p.k_e
         };
@@ -624,20 +642,63 @@ pub fn evaluate(
     } else {
         ds
     };
-    let k_b = p.k_c / b_eff + p.k_phi;
+    // the soil of each node: one class, or the map's class of each window node
+    let map = grid.soil_map().cloned();
+    match &map {
+        Some(m) => {
+            m.table(p, &mut ws.soils);
+            m.classes_of(&rect, ds, &mut ws.class);
+        }
+        None => {
+            ws.soils.clear();
+            ws.soils.push(NodeSoil::of(p));
+            ws.class.clear();
+        }
+    }
+    ws.map = map;
+    // eq. (7): k = k_c / b_eff + k_phi, per class
+    ws.k_b.clear();
+    ws.k_b
+        .extend(ws.soils.iter().map(|s| s.k_c / b_eff + s.k_phi));
     // pressure weighting, eq. (6)
     let mut p_mean = 0.0;
     ws.zn.clear();
-    for &k in &ws.nodes {
-        let k = k as usize;
-        // z^n, once per node (reused for its yield pressure below)
-        let zn = bekker(1.0, p.n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
-        ws.zn.push(zn);
-        p_mean += k_b * zn;
+    let (mut c_sum, mut tan_sum) = (0.0, 0.0);
+    if ws.class.is_empty() {
+        let (n, k_b) = (p.n, ws.k_b[0]);
+        for &k in &ws.nodes {
+            let k = k as usize;
+            // z^n, once per node (reused for its yield pressure below)
+            let zn = bekker(1.0, n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+            ws.zn.push(zn);
+            p_mean += k_b * zn;
+        }
+    } else {
+        for &k in &ws.nodes {
+            let k = k as usize;
+            let s = &ws.soils[ws.class[k] as usize];
+            let zn = bekker(1.0, s.n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+            ws.zn.push(zn);
+            p_mean += ws.k_b[ws.class[k] as usize] * zn;
+            c_sum += s.c;
+            tan_sum += s.tan_phi;
+        }
     }
-    p_mean /= ws.nodes.len() as f64;
-    let shear = p_mean * p.phi.tan();
-    let chi = if p.c > 0.0 { p.c / (p.c + shear) } else { 0.0 };
+    let count = ws.nodes.len() as f64;
+    p_mean /= count;
+    // the share of cohesion in the shear strength: of the one soil, or with classes
+    // of the footprint's mean cohesion and friction
+    let (c_mean, tan_mean) = if ws.class.is_empty() {
+        (p.c, p.phi.tan())
+    } else {
+        (c_sum / count, tan_sum / count)
+    };
+    let shear = p_mean * tan_mean;
+    let chi = if c_mean > 0.0 {
+        c_mean / (c_mean + shear)
+    } else {
+        0.0
+    };
     if chi > 0.0 && !ws.cached_dist {
         ws.cached_dist = true;
         // the transform over the footprint's bounding box grown by one node only: the
@@ -673,7 +734,7 @@ pub fn evaluate(
     }
     // node forces, eq. (7), (8); totals, eq. (9)
     let origin = motion.iso.translation.vector;
-    let (tan_phi, da) = (p.phi.tan(), ds * ds);
+    let da = ds * ds;
     let mut res = ContactResult {
         contact_nodes: ws.nodes.len(),
         area,
@@ -691,8 +752,9 @@ pub fn evaluate(
         origin,
         v0: motion.v,
         w0: motion.w,
-        k_b,
-        tan_phi,
+        soils: &ws.soils,
+        class: &ws.class,
+        k_b: &ws.k_b,
         da,
         zmin: &ws.zmin,
         h: &ws.h,

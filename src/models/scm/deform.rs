@@ -220,6 +220,12 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     }
     // the soil as it is now (another body's update may have changed it)
     grid.load(base, &ws.rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    // and its classes (the class table of the evaluation stays)
+    ws.map = grid.soil_map().cloned();
+    match &ws.map {
+        Some(m) => m.classes_of(&ws.rect, grid.ds, &mut ws.class),
+        None => ws.class.clear(),
+    }
     true
 }
 
@@ -313,7 +319,8 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         let yield_p = if z == f.z {
             f.gk * f.zn
         } else {
-            bekker(f.gk, p.n, z)
+            let n = ws.class.get(k).map_or(p.n, |&c| ws.soils[c as usize].n);
+            bekker(f.gk, n, z)
         };
         let zp = plastic_sinkage(z, ws.zp[k], yield_p, p.k_e);
         let dz = zp - ws.zp[k];
@@ -381,6 +388,16 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
             ws.changed[k] = true;
         }
     }
+    // with soil classes, each node's repose rise over one spacing
+    if let Some(m) = ws.map.clone() {
+        m.table(p, &mut ws.soils);
+        ws.limits.clear();
+        ws.limits.extend(
+            ws.class
+                .iter()
+                .map(|&c| ds * ws.soils[c as usize].tan_repose),
+        );
+    }
     erode(
         p,
         ds,
@@ -391,6 +408,7 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         &mut ws.zp,
         &mut ws.changed,
         &mut ws.erosion_rows,
+        (!ws.class.is_empty()).then_some(&ws.limits[..]),
     );
     true
 }
@@ -451,8 +469,30 @@ pub fn erode(
     zp: &mut [f64],
     changed: &mut [bool],
     rows: &mut Vec<[u64; 2]>,
+    limits: Option<&[f64]>,
 ) {
     let limit = ds * p.repose.tan();
+    match limits {
+        None => sweeps(mask, nx, ny, h, zp, changed, rows, &|_, _| limit),
+        // soils of two classes: the lower repose slope of the pair's nodes
+        Some(l) => sweeps(mask, nx, ny, h, zp, changed, rows, &|a, b| l[a].min(l[b])),
+    }
+}
+
+/// The sweeps of [`erode`] with the repose rise `lim(a, b)` (m over one spacing) of
+/// the pair of nodes a, b.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn sweeps<L: Fn(usize, usize) -> f64>(
+    mask: &[bool],
+    nx: usize,
+    ny: usize,
+    h: &mut [f64],
+    zp: &mut [f64],
+    changed: &mut [bool],
+    rows: &mut Vec<[u64; 2]>,
+    lim: &L,
+) {
     if nx == 0 || ny == 0 {
         return;
     }
@@ -474,7 +514,7 @@ pub fn erode(
     };
     // levels the two pairs of node i in row j, marking the blocks that changed
     let mut visit = |rows: &mut [[u64; 2]], j: usize, i: usize| {
-        visit_node(rows, j, i, nx, ny, shift, limit, mask, h, zp, changed)
+        visit_node(rows, j, i, nx, ny, shift, lim, mask, h, zp, changed)
     };
     for sweep in 0..EROSION_SWEEPS {
         let mut moved = false;
@@ -538,14 +578,14 @@ pub fn erode(
 /// soil moved.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn visit_node(
+fn visit_node<L: Fn(usize, usize) -> f64>(
     rows: &mut [[u64; 2]],
     j: usize,
     i: usize,
     nx: usize,
     ny: usize,
     shift: u32,
-    limit: f64,
+    lim: &L,
     mask: &[bool],
     h: &mut [f64],
     zp: &mut [f64],
@@ -554,11 +594,11 @@ fn visit_node(
     let k = j * nx + i;
     let b = 1u64 << (i >> shift);
     let mut hit = false;
-    if i + 1 < nx && level_pair(k, k + 1, limit, mask, h, zp, changed) {
+    if i + 1 < nx && level_pair(k, k + 1, lim(k, k + 1), mask, h, zp, changed) {
         rows[j][1] |= b | 1u64 << ((i + 1) >> shift);
         hit = true;
     }
-    if j + 1 < ny && level_pair(k, k + nx, limit, mask, h, zp, changed) {
+    if j + 1 < ny && level_pair(k, k + nx, lim(k, k + nx), mask, h, zp, changed) {
         rows[j][1] |= b;
         rows[j + 1][1] |= b;
         hit = true;
@@ -590,6 +630,7 @@ mod tests {
                 &mut zp,
                 &mut changed,
                 &mut vec![],
+                None,
             );
         }
         let v: f64 = h.iter().sum();
@@ -718,6 +759,7 @@ mod tests {
                     &mut zp,
                     &mut changed,
                     &mut rows,
+                    None,
                 );
                 erode_full(&p, 0.01, &mask, nx, ny, &mut h2, &mut zp2);
                 assert_eq!(h, h2);

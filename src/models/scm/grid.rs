@@ -12,6 +12,9 @@ use crate::models::terrain::Surface;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
+use std::sync::Arc;
+
+use super::soil_map::SoilMap;
 
 /// Nodes per tile edge.
 pub const TILE: i32 = 32;
@@ -117,6 +120,10 @@ pub struct SoilGrid {
     /// Tiles written by the current `store` (scratch, kept to avoid allocation).
     #[serde(skip)]
     dirty: Vec<u32>,
+    /// Soil classes per node (configuration, not state: attached by the owner after
+    /// building or restoring the grid).
+    #[serde(skip)]
+    map: Option<Arc<SoilMap>>,
 }
 
 impl PartialEq for SoilGrid {
@@ -194,7 +201,18 @@ impl SoilGrid {
             tiles: vec![],
             index: Index::default(),
             dirty: vec![],
+            map: None,
         }
+    }
+
+    /// Attaches the soil classes per node (None: the global soil everywhere).
+    pub fn set_soil_map(&mut self, map: Option<Arc<SoilMap>>) {
+        self.map = map;
+    }
+
+    /// The soil classes per node, if any.
+    pub fn soil_map(&self) -> Option<&Arc<SoilMap>> {
+        self.map.as_ref()
     }
 
     /// Rebuilds the tile index (after deserialization).

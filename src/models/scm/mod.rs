@@ -8,6 +8,7 @@
 //! - [`pressure`]: the pressure-sinkage law with loading history, eq. (1), (7).
 //! - [`deform`]: plastic deformation, eq. (10), Fig. 10-14.
 //! - [`export`]: the soil height field as a PNG image and a PLY mesh.
+//! - [`soil_map`]: soil classes per node (a parameter map).
 
 pub mod contact;
 pub mod deform;
@@ -16,6 +17,7 @@ pub mod footprint;
 pub mod grid;
 pub mod mesh;
 pub mod pressure;
+pub mod soil_map;
 
 pub use contact::{evaluate, BodyMotion, ContactResult, Workspace};
 pub use grid::SoilGrid;
@@ -333,5 +335,110 @@ mod tests {
         // the displaced soil sits around the plate
         let (h, _) = grid.node(&base, 17, 0);
         assert!(h > 0.0, "{h}");
+    }
+
+    /// Soil classes per node: a plate pressed into a class's region traces eq. (2)
+    /// with that class's parameters (as on a field of that soil alone), next to a
+    /// plate on the global soil; erosion levels each region to its own angle of repose.
+    #[test]
+    fn a_soil_map_gives_each_region_its_bekker_curve_and_repose() {
+        use soil_map::{ClassParams, SoilMap};
+        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
+        let class1 = SoilParams {
+            n: 0.8,
+            k_c: 5000.0,
+            k_phi: 120_000.0,
+            c: 500.0,
+            phi: 30f64.to_radians(),
+            repose: 25f64.to_radians(),
+            ..p
+        };
+        // x < 0: class 0 (the global soil), x >= 0: class 1; 2 cm pixels
+        let (nx, ny) = (100, 50);
+        let map = SoilMap {
+            origin: [-1.0, -0.5],
+            cell: 0.02,
+            nx,
+            ny,
+            class: (0..nx * ny).map(|k| (k % nx >= 50) as u8).collect(),
+            classes: vec![ClassParams {
+                n: Some(class1.n),
+                k_c: Some(class1.k_c),
+                k_phi: Some(class1.k_phi),
+                c: Some(class1.c),
+                phi: Some(class1.phi),
+                repose: Some(class1.repose),
+            }],
+        };
+        assert_eq!((map.class_at(-0.3, 0.0), map.class_at(0.3, 0.0)), (0, 1));
+        assert_eq!(map.class_at(5.0, 0.0), 0, "off the map: class 0");
+        let mut mapped = SoilGrid::new(ds, -1.0, 1.0, -0.5, 0.5);
+        mapped.set_soil_map(Some(std::sync::Arc::new(map)));
+        let mut alone = SoilGrid::new(ds, -1.0, 1.0, -0.5, 0.5);
+        let mesh = TriMesh::plate(0.15, 0.02, mesh::segments(0.15, ds));
+        let (mut left, mut right, mut reference) = (
+            Workspace::default(),
+            Workspace::default(),
+            Workspace::default(),
+        );
+        let at = |x: f64, z: f64| BodyMotion {
+            iso: Isometry3::translation(x, 0.0, z),
+            v: Vector3::zeros(),
+            w: Vector3::zeros(),
+        };
+        for s in 1..=40 {
+            let z = -(s as f64) * 1e-3;
+            for (x, q, ws) in [(-0.45, &p, &mut left), (0.45, &class1, &mut right)] {
+                let r = evaluate(&p, &mapped, &base, &mesh, &at(x, z), ws);
+                let ideal = (r.contour * q.k_c / 2.0 + r.area * q.k_phi) * (-z).powf(q.n);
+                assert!(
+                    (r.force.z / ideal - 1.0).abs() < 1e-9,
+                    "x {x}, z {z}: {} vs {ideal}",
+                    r.force.z
+                );
+                deform::update(&p, &mut mapped, &base, ws, 1e-3, true);
+            }
+            // the class-1 plate as on a field of class-1 soil alone
+            let r = evaluate(&class1, &alone, &base, &mesh, &at(0.45, z), &mut reference);
+            assert!((right.result.force.z / r.force.z - 1.0).abs() < 1e-9);
+            deform::update(&class1, &mut alone, &base, &mut reference, 1e-3, true);
+            assert!(mapped.volume().abs() < 1e-12);
+        }
+        // let the berms settle, then compare the steepest slopes beside each plate
+        for _ in 0..30 {
+            for (x, ws) in [(-0.45, &mut left), (0.45, &mut right)] {
+                evaluate(&p, &mapped, &base, &mesh, &at(x, -0.04), ws);
+                deform::update(&p, &mut mapped, &base, ws, 1e-3, true);
+            }
+        }
+        // the steepest pair beside a plate (centre node ic), inside its update window
+        // (the footprint's box, nodes ic - 14 to ic + 14, and 6 more): erosion levels
+        // pairs off the footprint inside the window only
+        let steepest = |ic: i32| {
+            let off = |i: i32, j: i32| (((i - ic) * (i - ic) + j * j) as f64).sqrt() > 15.5;
+            let mut top = 0.0f64;
+            for j in -20..=20 {
+                for i in ic - 20..=ic + 20 {
+                    let (h, _) = mapped.node(&base, i, j);
+                    for (a, b) in [(i + 1, j), (i, j + 1)] {
+                        if a <= ic + 20 && b <= 20 && off(i, j) && off(a, b) {
+                            top = top.max((h - mapped.node(&base, a, b).0).abs());
+                        }
+                    }
+                }
+            }
+            top / ds
+        };
+        let (left_slope, right_slope) = (steepest(-45), steepest(45));
+        let tol = deform::EROSION_TOL / ds;
+        assert!(
+            right_slope <= class1.repose.tan() + tol,
+            "class 1: {right_slope}"
+        );
+        assert!(
+            left_slope > class1.repose.tan() + 10.0 * tol,
+            "class 0: {left_slope}"
+        );
+        assert!(left_slope <= p.repose.tan() + tol, "class 0: {left_slope}");
     }
 }
