@@ -528,6 +528,18 @@ fn a_rolling_wheel_leaves_a_rut_as_deep_as_it_ran_with_berms_beside_it() {
             "rut refilled: bottom {bottom} m after running {depth} m deep"
         );
         assert!(berm > 0.01, "no berms beside the rut: {berm}");
+        // the berms' outer slopes at the angle of repose at most (35 deg, within the
+        // erosion's tolerance), however far out the soil had to go
+        let limit = 0.01 * 35f64.to_radians().tan() + 1e-5;
+        for j in 8..40 {
+            for (a, b) in [(j, j + 1), (-j, -j - 1)] {
+                let rise = (h(a) - h(b)).abs();
+                assert!(
+                    rise <= limit,
+                    "x = {i} cm: rise {rise} m from y = {a} to {b} cm"
+                );
+            }
+        }
     }
     assert!(
         soil.grid.volume().abs() < 1e-12,

@@ -20,8 +20,27 @@ use super::{ceil_i32, floor_i32, SoilParams};
 use crate::models::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
 
-/// Nodes of margin around a footprint window: room for the deposition ring and erosion.
+/// Nodes of margin around a footprint window: room for the deposition ring and erosion
+/// (at least; see [`update_margin`]).
 pub const MARGIN: i32 = 6;
+
+/// At most this many nodes of margin.
+pub const MAX_MARGIN: i32 = 128;
+
+/// Nodes of margin of the soil update's window around a footprint `b` m across (its
+/// box's longer side) and `z` m deep at most, on a grid of spacing `ds` (m) with the
+/// repose slope `tan_psi`: room for the berm the displaced soil settles into (erosion
+/// works inside the window only; soil that reaches its edge would stand there as a
+/// cliff). The cross-section a body of width b displaces beside its path, z b / 2 to
+/// each side, at rest as a berm with its outer slope at the angle of repose, H^2 /
+/// (2 tan psi) = z b / 2, runs out W = sqrt(z b / tan psi); the margin is W and two
+/// nodes, at least [`MARGIN`], at most [`MAX_MARGIN`]. (For a plate, b = 2R
+/// overestimates the ring's run sqrt(R z / tan psi) by sqrt(2).)
+pub fn update_margin(b: f64, z: f64, ds: f64, tan_psi: f64) -> i32 {
+    let run = (z.max(0.0) * b / tan_psi).sqrt();
+    let nodes = (run / ds).ceil().min(MAX_MARGIN as f64) as i32 + 2;
+    nodes.clamp(MARGIN, MAX_MARGIN)
+}
 
 /// Pose and velocities of a contact object (world frame).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -579,7 +598,8 @@ pub fn evaluate(
     }
     // the window shrinks to the footprint's box and one node around it (the faces'
     // box is larger: it holds all of the body below the highest soil around); the
-    // soil update's window adds MARGIN for deposition and erosion
+    // soil update's window adds a margin for deposition and erosion (below, once the
+    // footprint's depth is known)
     let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
     for &k in &ws.nodes {
         let (i, j) = (k as usize % nx, k as usize / nx);
@@ -592,7 +612,6 @@ pub fn evaluate(
         ny: (b1 - b0 + 1) as i32,
     };
     let sub = foot_box.grow(1).intersect(&rect);
-    ws.update_rect = foot_box.grow(MARGIN).intersect(&grid.extent);
     // the lowest points and faces of the final window, out of the scan conversion
     // (which stays whole for the next evaluation)
     ws.zmin.clear();
@@ -663,27 +682,41 @@ pub fn evaluate(
     // pressure weighting, eq. (6)
     let mut p_mean = 0.0;
     ws.zn.clear();
-    let (mut c_sum, mut tan_sum) = (0.0, 0.0);
+    let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
     if ws.class.is_empty() {
         let (n, k_b) = (p.n, ws.k_b[0]);
         for &k in &ws.nodes {
             let k = k as usize;
             // z^n, once per node (reused for its yield pressure below)
-            let zn = bekker(1.0, n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+            let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
+            let zn = bekker(1.0, n, z);
             ws.zn.push(zn);
             p_mean += k_b * zn;
+            z_max = z_max.max(z);
         }
     } else {
         for &k in &ws.nodes {
             let k = k as usize;
             let s = &ws.soils[ws.class[k] as usize];
-            let zn = bekker(1.0, s.n, ws.h[k] + ws.zp[k] - ws.zmin[k]);
+            let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
+            let zn = bekker(1.0, s.n, z);
             ws.zn.push(zn);
             p_mean += ws.k_b[ws.class[k] as usize] * zn;
             c_sum += s.c;
             tan_sum += s.tan_phi;
+            z_max = z_max.max(z);
         }
     }
+    // the soil update's window: the footprint's box and room for its berm
+    let tan_psi = ws
+        .soils
+        .iter()
+        .map(|s| s.tan_repose)
+        .fold(f64::INFINITY, f64::min);
+    let across = foot_box.nx.max(foot_box.ny) as f64 * ds;
+    ws.update_rect = foot_box
+        .grow(update_margin(across, z_max, ds, tan_psi))
+        .intersect(&grid.extent);
     let count = ws.nodes.len() as f64;
     p_mean /= count;
     // the share of cohesion in the shear strength: of the one soil, or with classes

@@ -28,17 +28,33 @@ pub const CLUSTER: usize = 4;
 
 /// Lengths of the runs of footprint nodes from each window node in the four axis
 /// directions (0 outside the footprint), built when a march first needs them.
-#[derive(Default)]
 pub struct Runs {
     /// +x, -x, +y, -y
     len: [Vec<u32>; 4],
     built: [bool; 4],
+    /// Columns `i0..i1` and rows `j0..j1` holding every footprint node (the rest of the
+    /// window has runs of 0); the whole window unless [`Runs::reset_to`] says less.
+    cols: (usize, usize),
+    rows: (usize, usize),
+}
+
+impl Default for Runs {
+    fn default() -> Self {
+        Runs {
+            len: Default::default(),
+            built: [false; 4],
+            cols: (0, usize::MAX),
+            rows: (0, usize::MAX),
+        }
+    }
 }
 
 impl Runs {
-    /// Forgets the runs (the mask changed).
-    pub fn reset(&mut self) {
+    /// Forgets the runs (the mask changed), for a mask whose nodes lie in columns
+    /// `cols.0..cols.1` and rows `rows.0..rows.1`.
+    pub fn reset_to(&mut self, cols: (usize, usize), rows: (usize, usize)) {
         self.built = [false; 4];
+        (self.cols, self.rows) = (cols, rows);
     }
 
     /// Run length from window node `q` in direction `d` (0: +x, 1: -x, 2: +y, 3: -y).
@@ -48,12 +64,14 @@ impl Runs {
             let r = &mut self.len[d];
             r.clear();
             r.resize(mask.len(), 0);
+            let (i0, i1) = (self.cols.0, self.cols.1.min(nx));
+            let (j0, j1) = (self.rows.0, self.rows.1.min(ny));
             match d {
                 0 | 1 => {
-                    for j in 0..ny {
+                    for j in j0..j1 {
                         let mut n = 0;
-                        for t in 0..nx {
-                            let i = if d == 0 { nx - 1 - t } else { t };
+                        for t in 0..i1 - i0 {
+                            let i = if d == 0 { i1 - 1 - t } else { i0 + t };
                             let k = j * nx + i;
                             n = if mask[k] { n + 1 } else { 0 };
                             r[k] = n;
@@ -61,10 +79,10 @@ impl Runs {
                     }
                 }
                 _ => {
-                    for t in 0..ny {
-                        let j = if d == 2 { ny - 1 - t } else { t };
+                    for t in 0..j1 - j0 {
+                        let j = if d == 2 { j1 - 1 - t } else { j0 + t };
                         let (row, prev) = (j * nx, if d == 2 { j + 1 } else { j.wrapping_sub(1) });
-                        for i in 0..nx {
+                        for i in i0..i1 {
                             let before = if prev < ny { r[prev * nx + i] } else { 0 };
                             r[row + i] = if mask[row + i] { before + 1 } else { 0 };
                         }
@@ -236,7 +254,14 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
-    ws.runs.reset();
+    // the footprint's columns and rows: runs and border lie there and one node around
+    let (mut i0, mut i1, mut j0, mut j1) = (usize::MAX, 0, usize::MAX, 0);
+    for f in &ws.foot {
+        let (i, j) = (f.k as usize % nx, f.k as usize / nx);
+        (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
+    }
+    ws.runs
+        .reset_to((i0.min(i1 + 1), i1 + 1), (j0.min(j1 + 1), j1 + 1));
     ws.deposit.clear();
     ws.deposit.resize(len, 0.0);
     ws.changed.clear();
@@ -259,10 +284,11 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
     if ws.foot.is_empty() || !deform {
         return true;
     }
-    // the footprint border: nodes outside it next to one inside (Fig. 13)
+    // the footprint border: nodes outside it next to one inside (Fig. 13), all within
+    // one node of the footprint's columns and rows
     ws.border.clear();
-    for jj in 1..ny - 1 {
-        for ii in 1..nx - 1 {
+    for jj in j0.saturating_sub(1).max(1)..(j1 + 2).min(ny - 1) {
+        for ii in i0.saturating_sub(1).max(1)..(i1 + 2).min(nx - 1) {
             let k = jj * nx + ii;
             if !ws.mask[k]
                 && (ws.mask[k + 1] || ws.mask[k - 1] || ws.mask[k + nx] || ws.mask[k - nx])
