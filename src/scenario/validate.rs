@@ -35,6 +35,12 @@ impl Checker {
             self.err(path, format!("must be >= 0, got {v}"));
         }
     }
+    /// An angle in (0, pi/2) rad: friction, repose.
+    fn acute_angle(&mut self, path: &str, v: f64) {
+        if self.finite(path, v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
+            self.err(path, format!("must be in (0, pi/2) rad, got {v}"));
+        }
+    }
     fn vec<const N: usize>(&mut self, path: &str, v: &[f64; N]) {
         for (i, x) in v.iter().enumerate() {
             self.finite(&format!("{path}[{i}]"), *x);
@@ -423,12 +429,8 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
     c.positive("scm.soil.k_e", soil.k_e);
     c.positive("scm.soil.v_shear", soil.v_shear);
     c.positive("scm.soil.k_shear", soil.k_shear);
-    for (name, v) in [("phi", soil.phi), ("repose", soil.repose)] {
-        let p = format!("scm.soil.{name}");
-        if c.finite(&p, v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
-            c.err(p, format!("must be in (0, pi/2) rad, got {v}"));
-        }
-    }
+    c.acute_angle("scm.soil.phi", soil.phi);
+    c.acute_angle("scm.soil.repose", soil.repose);
     if soil.kc + soil.kphi <= 0.0 {
         c.err("scm.soil.kphi", "kc and kphi cannot both be 0");
     }
@@ -474,9 +476,7 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
             }
             for (name, v) in [("phi", class.phi), ("repose", class.repose)] {
                 if let Some(v) = v {
-                    if c.finite(&at(name), v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
-                        c.err(at(name), format!("must be in (0, pi/2) rad, got {v}"));
-                    }
+                    c.acute_angle(&at(name), v);
                 }
             }
         }
@@ -627,14 +627,7 @@ fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
     }
     c.non_negative("terra.soil.c", t.soil.c);
     c.positive("terra.soil.rho", t.soil.rho);
-    if c.finite("terra.soil.phi", t.soil.phi)
-        && !(t.soil.phi > 0.0 && t.soil.phi < std::f64::consts::FRAC_PI_2)
-    {
-        c.err(
-            "terra.soil.phi",
-            format!("must be in (0, pi/2) rad, got {}", t.soil.phi),
-        );
-    }
+    c.acute_angle("terra.soil.phi", t.soil.phi);
     let mut seen: Vec<&str> = vec![];
     for (i, w) in t.wheels.iter().enumerate() {
         let p = format!("terra.wheels[{i}]");

@@ -371,7 +371,7 @@ impl NodeInput<'_> {
         } else {
             self.class[k] as usize
         };
-        let s = &self.soils[c];
+        let soil = &self.soils[c];
         let lever = point - self.origin;
         let v = self.v0 + self.w0.cross(&lever);
         let z = self.h[k] + self.zp[k] - self.zmin[k];
@@ -391,7 +391,7 @@ impl NodeInput<'_> {
         let speed = v_t.norm();
         let mut f = n * (pressure * a_i);
         if speed > 0.0 {
-            let tau_max = s.c + pressure * s.tan_phi + p.mu * pressure;
+            let tau_max = soil.c + pressure * soil.tan_phi + p.mu * pressure;
             // tanh is 1.0 to the last bit from 22 on (the C library's own cut-off): a
             // node sliding faster than 22 v_shear needs no call
             let s = speed / p.v_shear;
@@ -400,7 +400,7 @@ impl NodeInput<'_> {
             f -= v_t * (tau * a_i / speed);
         }
         let slope = if plastic {
-            (s.n * yield_p / z.max(1e-9)).min(p.k_e)
+            (soil.n * yield_p / z.max(1e-9)).min(p.k_e)
         } else {
             p.k_e
         };
@@ -662,8 +662,7 @@ pub fn evaluate(
         ds
     };
     // the soil of each node: one class, or the map's class of each window node
-    let map = grid.soil_map().cloned();
-    match &map {
+    match grid.soil_map() {
         Some(m) => {
             m.table(p, &mut ws.soils);
             m.classes_of(&rect, ds, &mut ws.class);
@@ -674,7 +673,6 @@ pub fn evaluate(
             ws.class.clear();
         }
     }
-    ws.map = map;
     // eq. (7): k = k_c / b_eff + k_phi, per class
     ws.k_b.clear();
     ws.k_b
@@ -717,14 +715,14 @@ pub fn evaluate(
     ws.update_rect = foot_box
         .grow(update_margin(across, z_max, ds, tan_psi))
         .intersect(&grid.extent);
-    let count = ws.nodes.len() as f64;
-    p_mean /= count;
+    let n_nodes = ws.nodes.len() as f64;
+    p_mean /= n_nodes;
     // the share of cohesion in the shear strength: of the one soil, or with classes
     // of the footprint's mean cohesion and friction
     let (c_mean, tan_mean) = if ws.class.is_empty() {
         (p.c, p.phi.tan())
     } else {
-        (c_sum / count, tan_sum / count)
+        (c_sum / n_nodes, tan_sum / n_nodes)
     };
     let shear = p_mean * tan_mean;
     let chi = if c_mean > 0.0 {
@@ -738,11 +736,10 @@ pub fn evaluate(
         // nearest node outside the footprint of any of its nodes lies in that box
         // (clamping an outside node onto the box brings it no farther), so this is
         // exact. The footprint never touches the window's edge: the box fits in it.
-        let (mut i0, mut i1, mut j0, mut j1) = (usize::MAX, 0, usize::MAX, 0);
-        for &k in &ws.nodes {
-            let (i, j) = (k as usize % nx, k as usize / nx);
-            (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
-        }
+        // (the footprint's box, found above, in this window's coordinates)
+        let i0 = (foot_box.i0 - rect.i0) as usize;
+        let j0 = (foot_box.j0 - rect.j0) as usize;
+        let (i1, j1) = (i0 + foot_box.nx as usize - 1, j0 + foot_box.ny as usize - 1);
         let (i0, i1, j0, j1) = (i0 - 1, i1 + 1, j0 - 1, j1 + 1);
         let sx = i1 - i0 + 1;
         ws.sub_mask.clear();

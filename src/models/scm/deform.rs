@@ -480,10 +480,13 @@ fn level_pair(
 ///
 /// Only the first sweep visits every pair. Later sweeps visit the pairs with a node
 /// that changed since the pair was last visited, tracked per row in blocks of columns
-/// (one bit per block, 64 blocks per row: changed in the previous sweep, changed so
-/// far in this one); every other pair was found within the repose slope and still
-/// is, so the result is the same as with full sweeps, at the cost of the active
-/// region. `rows` is scratch.
+/// (one bit per block, at most 64 blocks per row: changed in the previous sweep,
+/// changed so far in this one); every other pair was found within the repose slope
+/// and still is, so the result is the same as with full sweeps, at the cost of the
+/// active region. `rows` is scratch.
+///
+/// The repose rise of a pair over one spacing is `ds tan(p.repose)`, or with `limits`
+/// (one per node, soil classes) the lower of its two nodes'.
 #[allow(clippy::too_many_arguments)]
 pub fn erode(
     p: &SoilParams,
