@@ -166,6 +166,19 @@ pub fn base_height(base: &Surface, x: f64, y: f64) -> f64 {
     base.height_at(x, y)
 }
 
+/// Appends the base surface heights (m) of the `run` nodes from node column `i` of
+/// the row at `y` (m), node spacing `ds` (m): [`base_height`] at each, with a plane's
+/// slope taken once per row.
+fn extend_base_row(base: &Surface, h: &mut Vec<f64>, i: i32, run: usize, ds: f64, y: f64) {
+    match base {
+        Surface::Plane { height, angle } => {
+            let slope = angle.tan();
+            h.extend((0..run).map(|k| height + (i + k as i32) as f64 * ds * slope));
+        }
+        _ => h.extend((0..run).map(|k| base_height(base, (i + k as i32) as f64 * ds, y))),
+    }
+}
+
 /// Calls `f(i, j, tile key, index in the tile, index in the rect's buffer, length)`
 /// for each run of nodes of one row of `rect` that lie in one tile, row by row.
 fn for_each_run(rect: &Rect, mut f: impl FnMut(i32, i32, (i32, i32), usize, usize, usize)) {
@@ -331,10 +344,7 @@ impl SoilGrid {
                     }
                 }
                 None => {
-                    let y = j as f64 * self.ds;
-                    h.extend(
-                        (0..run).map(|k| base_height(base, (i + k as i32) as f64 * self.ds, y)),
-                    );
+                    extend_base_row(base, h, i, run, self.ds, j as f64 * self.ds);
                     if let Some((zp, js)) = state.as_mut() {
                         zp.resize(zp.len() + run, 0.0);
                         js.resize(js.len() + run, 0.0);
@@ -348,13 +358,17 @@ impl SoilGrid {
         let t = match self.index.get(&key) {
             Some(&t) => t as usize,
             None => {
-                let mut h = vec![0.0; TILE_NODES];
+                let mut h = Vec::with_capacity(TILE_NODES);
                 for lj in 0..TILE {
-                    for li in 0..TILE {
-                        let (i, j) = (key.0 * TILE + li, key.1 * TILE + lj);
-                        let z = base_height(base, i as f64 * self.ds, j as f64 * self.ds);
-                        h[(lj * TILE + li) as usize] = z;
-                    }
+                    let j = key.1 * TILE + lj;
+                    extend_base_row(
+                        base,
+                        &mut h,
+                        key.0 * TILE,
+                        TILE as usize,
+                        self.ds,
+                        j as f64 * self.ds,
+                    );
                 }
                 let (h_max, sum) = max_and_sum(&h);
                 self.tiles.push(Tile {
