@@ -548,6 +548,96 @@ fn a_rolling_wheel_leaves_a_rut_as_deep_as_it_ran_with_berms_beside_it() {
     );
 }
 
+/// The steepest rise (m) between two neighbouring stored nodes that both lie off the
+/// footprint (no shear displacement: the update resets it where the body left, and a
+/// slipping wheel's footprint nodes all have some).
+fn steepest_rise_off_the_footprint(w: &World) -> f64 {
+    let soil = w.snapshot().soil.unwrap();
+    let g = &soil.grid;
+    let tiles: std::collections::HashMap<(i32, i32), usize> = g
+        .tiles()
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.key, k))
+        .collect();
+    let t = contact_fmu::models::scm::grid::TILE;
+    let node = |i: i32, j: i32| {
+        tiles.get(&(i.div_euclid(t), j.div_euclid(t))).map(|&k| {
+            let l = (j.rem_euclid(t) * t + i.rem_euclid(t)) as usize;
+            (g.tiles()[k].h[l], g.tiles()[k].j[l])
+        })
+    };
+    let mut top = 0.0f64;
+    for tile in g.tiles() {
+        for l in 0..t * t {
+            let (i, j) = (tile.key.0 * t + l % t, tile.key.1 * t + l / t);
+            let Some((h, s)) = node(i, j) else { continue };
+            for (a, b) in [(i + 1, j), (i, j + 1)] {
+                if let Some((h2, s2)) = node(a, b) {
+                    if s == 0.0 && s2 == 0.0 {
+                        top = top.max((h - h2).abs());
+                    }
+                }
+            }
+        }
+    }
+    top
+}
+
+/// Krenn 2009 section 3.3: once a soil update is finished, no slope of the soil exceeds
+/// the angle of repose. The single-wheel rig (20 % slip, ds = 1 cm) is checked after
+/// every step (every step updates the soil): with `soil.erosion_sweeps` = 0, the
+/// default, the steepest rise off the footprint stays within the repose rise (and the
+/// erosion's tolerance); capped at 2 sweeps per update it does not.
+#[test]
+fn after_every_soil_update_no_slope_off_the_footprint_exceeds_the_angle_of_repose() {
+    let limit = 0.01 * 35f64.to_radians().tan();
+    let tol = contact_fmu::models::scm::deform::EROSION_TOL;
+    let mut worst = [0.0f64; 2];
+    for (c, sweeps) in [0, 2].into_iter().enumerate() {
+        let mut w = world("scm_single_wheel", &[]);
+        let vr = w.table().by_name("soil.erosion_sweeps").unwrap().vr;
+        w.set_integers(&[vr], &[sweeps], Phase::Stepping).unwrap();
+        for _ in 0..300 {
+            w.do_step(1e-3).unwrap();
+            worst[c] = worst[c].max(steepest_rise_off_the_footprint(&w));
+        }
+    }
+    eprintln!(
+        "steepest rise off the footprint: {:.5} m until settled, {:.5} m with 2 sweeps per update (repose rise {limit:.5} m)",
+        worst[0], worst[1]
+    );
+    assert!(worst[0] <= limit + tol, "until settled: {} m", worst[0]);
+    assert!(worst[1] > limit + 10.0 * tol, "2 sweeps: {} m", worst[1]);
+}
+
+/// `soil.erosion_sweeps` is an FMI Integer: a count below 0 or above i32::MAX is
+/// refused when the scenario loads, naming its path, and a negative one set through
+/// FMI is refused naming the variable.
+#[test]
+fn an_erosion_sweep_count_out_of_range_is_refused() {
+    let text =
+        std::fs::read_to_string(common::root().join("examples/scm_single_wheel.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for bad in ["-1", "3000000000"] {
+        let path = dir.path().join("bad.json");
+        let t = text.replace(
+            "\"soil\": {",
+            &format!("\"soil\": {{ \"erosion_sweeps\": {bad},"),
+        );
+        std::fs::write(&path, t).unwrap();
+        let e = scenario::load(&path).unwrap_err().to_string();
+        assert!(e.contains("scm.soil.erosion_sweeps"), "{bad}: {e}");
+    }
+    let mut w = world("scm_single_wheel", &[]);
+    let vr = w.table().by_name("soil.erosion_sweeps").unwrap().vr;
+    let e = w
+        .set_integers(&[vr], &[-1], Phase::Stepping)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("soil.erosion_sweeps"), "{e}");
+}
+
 /// Soil classes per node (`scm.soil_map`, packaged with its CSV into the FMU): each of
 /// two plates pressed into its own region follows eq. (2) with its own soil, DLR-A
 /// (the `soil.*` parameters) and the map's dry sand.

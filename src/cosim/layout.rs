@@ -136,6 +136,8 @@ pub struct ScmVrs {
     pub damping: usize,
     pub v_shear: usize,
     pub k_shear: usize,
+    /// Integer value reference.
+    pub erosion_sweeps: usize,
     pub extent: [usize; 4],
     pub update_interval: usize,
     /// Boolean value reference.
@@ -696,6 +698,18 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         start: Some(Start::Boolean(s.deformation)),
         bounds: Bounds::ANY,
     });
+    let erosion_sweeps = t.push(Variable {
+        name: "soil.erosion_sweeps".into(),
+        vr: 0,
+        ty: VarType::Integer,
+        causality: Causality::Parameter,
+        variability: Tunable,
+        initial: Some(Initial::Exact),
+        unit: None,
+        description: "erosion sweeps per soil update: 0 erodes until no slope exceeds the angle of repose (Krenn 2009 section 3.3); a positive number caps them for speed, the rest continues next update".into(),
+        start: Some(Start::Integer(soil.erosion_sweeps.min(i32::MAX as u32) as i32)), // checked by validate
+        bounds: Bounds::NON_NEGATIVE,
+    });
     let export_dir = t.push(Variable {
         name: "soil.export_dir".into(),
         vr: 0,
@@ -727,6 +741,7 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         damping,
         v_shear,
         k_shear,
+        erosion_sweeps,
         extent,
         update_interval,
         deformation,

@@ -685,6 +685,7 @@ impl World {
             damping: self.real(v.damping),
             v_shear: self.real(v.v_shear),
             k_shear: self.real(v.k_shear),
+            erosion_sweeps: self.dynamic.values.integers[v.erosion_sweeps].max(0) as u32,
         })
     }
 

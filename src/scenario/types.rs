@@ -175,6 +175,10 @@ pub struct ScmSoil {
     pub v_shear: f64,
     /// Shear deformation modulus K of Janosi and Hanamoto, m (`soil.k_shear`).
     pub k_shear: f64,
+    /// Erosion sweeps per soil update (`soil.erosion_sweeps`): 0 erodes until no slope
+    /// exceeds the angle of repose (Krenn 2009 section 3.3); a positive number caps
+    /// the sweeps for speed, and what remains continues in the next update.
+    pub erosion_sweeps: u32,
 }
 
 impl Default for ScmSoil {
@@ -193,6 +197,7 @@ impl Default for ScmSoil {
             damping: p.damping,
             v_shear: p.v_shear,
             k_shear: p.k_shear,
+            erosion_sweeps: p.erosion_sweeps,
         }
     }
 }

@@ -429,6 +429,13 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
     c.positive("scm.soil.k_e", soil.k_e);
     c.positive("scm.soil.v_shear", soil.v_shear);
     c.positive("scm.soil.k_shear", soil.k_shear);
+    if soil.erosion_sweeps > i32::MAX as u32 {
+        // an FMI Integer parameter
+        c.err(
+            "scm.soil.erosion_sweeps",
+            "must be at most 2147483647 (0: until settled)",
+        );
+    }
     c.acute_angle("scm.soil.phi", soil.phi);
     c.acute_angle("scm.soil.repose", soil.repose);
     if soil.kc + soil.kphi <= 0.0 {

@@ -72,13 +72,17 @@ pub struct SoilParams {
     /// Shear deformation modulus K of Janosi and Hanamoto, m: the shear stress is
     /// mobilized as 1 - exp(-j/K) with the node's shear displacement j.
     pub k_shear: f64,
+    /// Erosion sweeps per soil update: 0 erodes until no slope exceeds the angle of
+    /// repose (section 3.3); a positive number caps the sweeps for speed, and what
+    /// remains continues in the next update.
+    pub erosion_sweeps: u32,
 }
 
 impl SoilParams {
     /// The Mars soil simulant DLR-A of Krenn 2009, section 4 (n, k_c, k_phi), with the
     /// other values as our defaults (the paper gives none): c = 100 Pa, phi = 35 deg,
     /// repose 35 deg, mu = 0, k_e = 5e7 Pa/m, damping 2e4 Pa s/m, v_shear 1 mm/s,
-    /// K = 1.5 cm.
+    /// K = 1.5 cm, erosion until settled.
     pub fn dlr_a() -> SoilParams {
         SoilParams {
             n: 0.63,
@@ -92,6 +96,7 @@ impl SoilParams {
             damping: 2e4,
             v_shear: 0.001,
             k_shear: 0.015,
+            erosion_sweeps: 0,
         }
     }
 }
