@@ -491,7 +491,7 @@ fn level_pair(
 /// angle of repose" once the update is finished): moves soil between neighbouring
 /// nodes outside the footprint until no slope exceeds the angle of repose, in
 /// Gauss-Seidel sweeps of alternating direction. Each move lets the excess of a steep
-/// pair slide to its lower node ([`level_pair`]: an avalanche). The sweeps stop when one moves nothing, or after
+/// pair slide to its lower node (`level_pair`: an avalanche). The sweeps stop when one moves nothing, or after
 /// `p.erosion_sweeps` sweeps if that is not 0 (a cap for speed: what remains continues
 /// next update), and at the latest after [`MAX_EROSION_SWEEPS`].
 ///
