@@ -686,6 +686,33 @@ fn a_soil_map_gives_each_plate_the_bekker_curve_of_its_soil() {
             assert!(forces[1] > 2.5 * forces[0], "{forces:?} at {z} m");
         }
     }
+    // the class's values are tunable FMI parameters: class 1 becomes DLR-A between two
+    // steps, and from the next step on the sand plate follows eq. (2) of DLR-A (softer:
+    // the pressure falls to the new curve at once)
+    let class: Vec<u32> = ["kc", "kphi", "n"]
+        .iter()
+        .map(|v| common::vr(&import, &format!("soil.class1.{v}")))
+        .collect();
+    Common::set_real(&mut inst, &class, &[2370.0, 60300.0, 0.63]).unwrap();
+    for s in 31..=40 {
+        let z = s as f64 * 1e-3;
+        let rz = common::vr(&import, "probe_sand.r[3]");
+        Common::set_real(&mut inst, &[rz], &[-z]).unwrap();
+        inst.do_step((s - 1) as f64 * h, h, true).unwrap();
+        let out: Vec<u32> = ["f[3]", "footprint_area", "b_eff"]
+            .iter()
+            .map(|v| common::vr(&import, &format!("probe_sand.{v}")))
+            .collect();
+        let mut v = [0.0; 3];
+        Common::get_real(&mut inst, &out, &mut v).unwrap();
+        let (a, l) = (v[1], 2.0 * v[1] / v[2]);
+        let ideal = (l * 2370.0 / 2.0 + a * 60300.0) * z.powf(0.63);
+        assert!(
+            (v[0] / ideal - 1.0).abs() < 1e-9,
+            "sand plate as DLR-A at {z} m: {} N vs eq. (2) {ideal} N",
+            v[0]
+        );
+    }
 }
 
 /// A map that uses a class the scenario does not define is refused when the model is
@@ -721,9 +748,10 @@ fn a_map_with_class_2() {
     );
 }
 
-/// A serialized FMU state of a field with soil classes restores onto the classes (they
-/// are configuration, not state: the restore attaches them again) and continues
-/// bit-identically.
+/// A serialized FMU state of a field with soil classes restores onto the classes (the
+/// map is configuration, attached again by the restore; the class values are FMI
+/// parameters, part of the state) and continues bit-identically, also when a class
+/// parameter changed after the snapshot was taken.
 #[test]
 fn a_state_of_a_field_with_soil_classes_continues_bit_identically() {
     let mut w = world("scm_soil_map", &[]);
@@ -738,11 +766,25 @@ fn a_state_of_a_field_with_soil_classes_continues_bit_identically() {
         press(&mut w, k);
     }
     let bytes = contact_fmu::cosim::snapshot::encode("guid", 0, &w.snapshot());
-    let a: Vec<_> = (20..40).map(|k| press(&mut w, k)).collect();
+    // a class parameter changes after the snapshot: the restored state has the old
+    // value, and the soil must take the old classes again
+    let run = |w: &mut World| -> Vec<[f64; 2]> {
+        (20..40)
+            .map(|k| {
+                if k == 25 {
+                    set(w, "soil.class1.kphi", 1e6, Phase::Stepping);
+                }
+                press(w, k)
+            })
+            .collect()
+    };
+    let a = run(&mut w);
     let (_, back) = contact_fmu::cosim::snapshot::decode("guid", &bytes).unwrap();
     w.restore(&back).unwrap();
-    let b: Vec<_> = (20..40).map(|k| press(&mut w, k)).collect();
+    let b = run(&mut w);
     assert_eq!(a, b);
-    // the sand plate still meets the sand
-    assert!(b[19][1] > 2.0 * b[19][0], "{:?}", b[19]);
+    // the change took effect: deeper, yet less force on the softer sand
+    assert!(a[5][1] < a[4][1], "{:?} then {:?}", a[4], a[5]);
+    // the sand plate still meets the (softer) sand
+    assert!(b[19][1] > 1.5 * b[19][0], "{:?}", b[19]);
 }

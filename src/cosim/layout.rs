@@ -149,6 +149,18 @@ pub struct ScmVrs {
     pub volume: usize,
 }
 
+/// Tunable parameters of one SCM soil class (`soil.class<c>.*`, `scm.soil_map`): one
+/// for each value the class sets; `None` where it takes the `soil.*` parameter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SoilClassVrs {
+    pub n: Option<usize>,
+    pub kc: Option<usize>,
+    pub kphi: Option<usize>,
+    pub c: Option<usize>,
+    pub phi: Option<usize>,
+    pub repose: Option<usize>,
+}
+
 /// Outputs of a wheel-soil model (TerRA), shared by force-element wheels and the rig.
 #[derive(Debug, Clone, Copy)]
 pub struct WheelSoilVrs {
@@ -261,6 +273,8 @@ pub struct Layout {
     pub terra_wheels: Vec<usize>,
     pub rig: Option<RigVrs>,
     pub scm: Option<ScmVrs>,
+    /// Soil classes 1, 2, ... of `scm.soil_map`.
+    pub scm_classes: Vec<SoilClassVrs>,
     /// Bodies with SCM contact.
     pub scm_bodies: Vec<usize>,
 }
@@ -540,6 +554,79 @@ fn scm_body_outputs(t: &mut VariableTable, n: &str, sinkage: &str) -> ScmBodyVrs
             "SCM: effective contact width b_eff = 2A/L (Krenn 2009 eq. (3))",
         ),
     }
+}
+
+/// `soil.class<c>.<name>` for each value soil class c of `scm.soil_map` sets, with the
+/// unit and bounds of `soil.<name>`.
+fn scm_classes(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Vec<SoilClassVrs> {
+    let Some(map) = &s.soil_map else {
+        return vec![];
+    };
+    let angle = Bounds {
+        min: Some(0.0),
+        max: Some(std::f64::consts::FRAC_PI_2),
+        positive: true,
+    };
+    let mut out = vec![];
+    for (k, class) in map.classes.iter().enumerate() {
+        let c = k + 1;
+        let mut p =
+            |value: Option<f64>, name: &str, unit: Option<&'static str>, bounds, what: &str| {
+                value.map(|v| {
+                    t.push(Variable {
+                        name: format!("soil.class{c}.{name}"),
+                        vr: 0,
+                        ty: VarType::Real,
+                        causality: Causality::Parameter,
+                        variability: Tunable,
+                        initial: Some(Initial::Exact),
+                        unit,
+                        description: format!("soil class {c} of scm.soil_map: {what}"),
+                        start: Some(Start::Real(v)),
+                        bounds,
+                    })
+                })
+            };
+        out.push(SoilClassVrs {
+            n: p(
+                class.n,
+                "n",
+                Some("1"),
+                Bounds::POSITIVE,
+                "exponent of sinkage n",
+            ),
+            kc: p(
+                class.kc,
+                "kc",
+                None,
+                Bounds::NON_NEGATIVE,
+                "cohesive modulus k_c, N/m^(n+1)",
+            ),
+            kphi: p(
+                class.kphi,
+                "kphi",
+                None,
+                Bounds::NON_NEGATIVE,
+                "frictional modulus k_phi, N/m^(n+2)",
+            ),
+            c: p(class.c, "c", Some("Pa"), Bounds::NON_NEGATIVE, "cohesion c"),
+            phi: p(
+                class.phi,
+                "phi",
+                Some("rad"),
+                angle,
+                "angle of internal friction phi",
+            ),
+            repose: p(
+                class.repose,
+                "repose",
+                Some("rad"),
+                angle,
+                "maximum angle of repose psi",
+            ),
+        });
+    }
+    out
 }
 
 fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> ScmVrs {
@@ -1418,6 +1505,11 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
         .filter_map(|w| s.body_index(&w.body))
         .collect();
     let scm = s.scm.as_ref().map(|x| scm_constants(&mut t, x));
+    let scm_classes = s
+        .scm
+        .as_ref()
+        .map(|x| scm_classes(&mut t, x))
+        .unwrap_or_default();
     let scm_bodies = s
         .scm
         .iter()
@@ -1442,6 +1534,7 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout) {
             terra_wheels,
             rig,
             scm,
+            scm_classes,
             scm_bodies,
         },
     )

@@ -700,6 +700,7 @@ impl World {
         let Some(p) = self.scm_params() else {
             return;
         };
+        self.scm_sync_classes();
         self.scm_current_motions();
         if advance {
             // where the sub-step finds the bodies (the soil update's free bodies)
@@ -724,6 +725,57 @@ impl World {
             acc.depth = acc.depth.max(r.sinkage);
             acc.in_contact |= r.contact_nodes > 0;
         }
+    }
+
+    /// Makes the soil classes the soil uses those of the `soil.class<c>.*` parameters
+    /// now: when one changed (set between steps, or by a restored state), a new class
+    /// table goes to the soil, and the epoch moves on so that no evaluation of the old
+    /// classes is reused. Compares only, unless something changed.
+    fn scm_sync_classes(&mut self) {
+        let Some(map) = &self.scm_map else {
+            return;
+        };
+        let reals = &self.dynamic.values.reals;
+        let now = |vr: Option<usize>, old: Option<f64>| vr.map(|v| reals[v]).or(old);
+        let same = self
+            .layout
+            .scm_classes
+            .iter()
+            .zip(&map.classes)
+            .all(|(v, c)| {
+                now(v.n, c.n) == c.n
+                    && now(v.kc, c.k_c) == c.k_c
+                    && now(v.kphi, c.k_phi) == c.k_phi
+                    && now(v.c, c.c) == c.c
+                    && now(v.phi, c.phi) == c.phi
+                    && now(v.repose, c.repose) == c.repose
+            });
+        if same {
+            return;
+        }
+        let classes = self
+            .layout
+            .scm_classes
+            .iter()
+            .zip(&map.classes)
+            .map(|(v, c)| scm::soil_map::ClassParams {
+                n: now(v.n, c.n),
+                k_c: now(v.kc, c.k_c),
+                k_phi: now(v.kphi, c.k_phi),
+                c: now(v.c, c.c),
+                phi: now(v.phi, c.phi),
+                repose: now(v.repose, c.repose),
+            })
+            .collect();
+        let map = Arc::new(scm::soil_map::SoilMap {
+            classes,
+            ..(**map).clone()
+        });
+        self.scm_map = Some(Arc::clone(&map));
+        if let Some(soil) = self.dynamic.soil.as_mut() {
+            soil.grid.set_soil_map(Some(map));
+        }
+        self.scm_epoch += 1;
     }
 
     /// The current motion of every SCM body and the rig's wheel into `scm_motion`.
@@ -796,6 +848,7 @@ impl World {
         let (Some(p), Some(v)) = (self.scm_params(), self.layout.scm) else {
             return;
         };
+        self.scm_sync_classes();
         let interval = self.real(v.update_interval);
         let deform = self.dynamic.values.booleans[v.deformation];
         let Some(soil) = self.dynamic.soil.as_mut() else {
