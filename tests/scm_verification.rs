@@ -611,6 +611,48 @@ fn after_every_soil_update_no_slope_off_the_footprint_exceeds_the_angle_of_repos
     assert!(worst[1] > limit + 10.0 * tol, "2 sweeps: {} m", worst[1]);
 }
 
+/// The walls a footprint held up slump when the body leaves: a plate pressed 10 cm
+/// into DLR-A (the bevameter example, ds = 5 mm) and drawn out again (1 cm per step)
+/// leaves a crater whose every slope is
+/// at the angle of repose at most, shallower than the hole was, with the volume kept.
+/// (While the body is near but touches nothing, its soil update erodes a window with
+/// room for the walls of a hole as deep as it reaches; before, the update only reset
+/// the shear displacement, and the hole kept vertical walls 10 cm high.)
+#[test]
+fn a_hole_slumps_to_the_angle_of_repose_when_the_plate_is_drawn_out() {
+    let mut w = world("scm_bevameter", &[]);
+    for k in 1..=200 {
+        set(&mut w, "probe.r[3]", -0.0005 * k as f64, Phase::Stepping);
+        w.do_step(1e-3).unwrap();
+    }
+    assert!(get(&mut w, "probe.f[3]") > 100.0);
+    for k in 1..=15 {
+        set(
+            &mut w,
+            "probe.r[3]",
+            -0.1 + 0.01 * k as f64,
+            Phase::Stepping,
+        );
+        w.do_step(1e-3).unwrap();
+    }
+    assert_eq!(get(&mut w, "probe.f[3]"), 0.0);
+    let rise = steepest_rise_off_the_footprint(&w);
+    let soil = w.snapshot().soil.unwrap();
+    let limit = soil.grid.ds * 35f64.to_radians().tan();
+    let tol = contact_fmu::models::scm::deform::EROSION_TOL;
+    let base = contact_fmu::models::terrain::Surface::Plane {
+        height: 0.0,
+        angle: 0.0,
+    };
+    let centre = soil.grid.node(&base, 0, 0).0;
+    eprintln!(
+        "crater: centre {centre:+.4} m, steepest rise {rise:.5} m (repose rise {limit:.5} m)"
+    );
+    assert!(rise <= limit + tol, "{rise} m");
+    assert!(centre > -0.09 && centre < -0.01, "{centre} m");
+    assert!(soil.grid.volume().abs() < 1e-12, "{}", soil.grid.volume());
+}
+
 /// `soil.erosion_sweeps` is an FMI Integer: a count below 0 or above i32::MAX is
 /// refused when the scenario loads, naming its path, and a negative one set through
 /// FMI is refused naming the variable.

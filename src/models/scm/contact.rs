@@ -110,9 +110,11 @@ struct Raster {
     /// The window before it shrinks to the footprint: the kept faces' box and one
     /// node around it.
     rect: Rect,
-    /// The kept faces' box and [`MARGIN`]: the soil update's window when there is no
-    /// footprint (the shear displacement left behind is reset there).
+    /// The kept faces' box and [`MARGIN`]: the evaluation's window when there is no
+    /// footprint.
     idle: Rect,
+    /// The kept faces' box.
+    faces: Rect,
     /// A soil top in (`hi_kept`, `lo_excluded`] keeps the same faces: the highest
     /// lowest point of a kept face, the lowest lowest point of a face left out.
     hi_kept: f64,
@@ -499,6 +501,7 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
     }
     let r = &mut ws.raster;
     (r.valid, r.ds, r.extent, r.rect, r.idle) = (true, ds, grid.extent, rect, idle);
+    r.faces = faces;
     r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
     (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
     Some(rect)
@@ -585,10 +588,27 @@ pub fn evaluate(
     }
     ws.foot.clear();
     if ws.nodes.is_empty() {
-        // no footprint: nothing reads the window's lowest points; the soil update
-        // resets the shear displacement around the body
+        // no footprint, but the body reaches below the soil top around it (in a hole or
+        // rut it made, or lifting out of it): nothing reads the window's lowest points;
+        // the soil update resets the shear displacement around the body and erodes
+        // the soil its footprint held up, in a window with room for the walls of a
+        // hole as deep as the body reaches below that top to slump
+        let tan_psi = match grid.soil_map() {
+            Some(m) => {
+                m.table(p, &mut ws.soils);
+                ws.soils
+                    .iter()
+                    .map(|s| s.tan_repose)
+                    .fold(f64::INFINITY, f64::min)
+            }
+            None => p.repose.tan(),
+        };
+        let faces = ws.raster.faces;
+        let across = faces.nx.max(faces.ny) as f64 * ds;
         ws.rect = ws.raster.idle;
-        ws.update_rect = ws.raster.idle;
+        ws.update_rect = faces
+            .grow(update_margin(across, z_top - lo.z, ds, tan_psi))
+            .intersect(&grid.extent);
         ws.mask.clear();
         ws.mask.resize(ws.rect.len(), false);
         ws.zmin.clear();

@@ -285,7 +285,13 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
             ws.changed[k] = true;
         }
     }
-    if ws.foot.is_empty() || !deform {
+    if !deform {
+        return true;
+    }
+    if ws.foot.is_empty() {
+        // the body is near but touches nothing: what its footprint held up (the walls
+        // of its hole or rut) is free now and slumps to the angle of repose
+        erode_window(p, ds, ws);
         return true;
     }
     // the footprint border: nodes outside it next to one inside (Fig. 13), all within
@@ -418,6 +424,14 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
             ws.changed[k] = true;
         }
     }
+    erode_window(p, ds, ws);
+    true
+}
+
+/// [`erode`] over the whole update window of `ws` (grid spacing `ds`, m), outside
+/// its footprint mask, with each node's soil class where there is a map.
+fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
+    let (nx, ny) = (ws.rect.nx as usize, ws.rect.ny as usize);
     // with soil classes, each node's repose rise over one spacing
     if let Some(m) = ws.map.clone() {
         m.table(p, &mut ws.soils);
@@ -440,7 +454,6 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         &mut ws.erosion_rows,
         (!ws.class.is_empty()).then_some(&ws.limits[..]),
     );
-    true
 }
 
 /// Puts `d` (m) of loose soil on node `k`: its level before loading becomes the
