@@ -697,6 +697,24 @@ fn a_soil_map_gives_each_plate_the_bekker_curve_of_its_soil() {
         ("probe_sand", (990.0, 1_528_430.0, 1.1)),
     ];
     let h = 0.01;
+    // plate `name`'s force at depth z (m), checked against eq. (2) with (k_c, k_phi, n)
+    // and its discrete A and L (from its outputs A and b_eff = 2A/L)
+    let on_bekker_curve = |inst: &mut _, name: &str, (kc, kphi, n): (f64, f64, f64), z: f64| {
+        let out: Vec<u32> = ["f[3]", "footprint_area", "b_eff"]
+            .iter()
+            .map(|v| common::vr(&import, &format!("{name}.{v}")))
+            .collect();
+        let mut v = [0.0; 3];
+        Common::get_real(inst, &out, &mut v).unwrap();
+        let (a, l) = (v[1], 2.0 * v[1] / v[2]);
+        let ideal = (l * kc / 2.0 + a * kphi) * z.powf(n);
+        assert!(
+            (v[0] / ideal - 1.0).abs() < 1e-9,
+            "{name} at {z} m: {} N vs eq. (2) {ideal} N",
+            v[0]
+        );
+        v[0]
+    };
     for s in 1..=30 {
         let z = s as f64 * 1e-3;
         for (name, _) in &probes {
@@ -705,21 +723,8 @@ fn a_soil_map_gives_each_plate_the_bekker_curve_of_its_soil() {
         }
         inst.do_step((s - 1) as f64 * h, h, true).unwrap();
         let mut forces = vec![];
-        for (name, (kc, kphi, n)) in &probes {
-            let out: Vec<u32> = ["f[3]", "footprint_area", "b_eff"]
-                .iter()
-                .map(|v| common::vr(&import, &format!("{name}.{v}")))
-                .collect();
-            let mut v = [0.0; 3];
-            Common::get_real(&mut inst, &out, &mut v).unwrap();
-            let (a, l) = (v[1], 2.0 * v[1] / v[2]);
-            let ideal = (l * kc / 2.0 + a * kphi) * z.powf(*n);
-            assert!(
-                (v[0] / ideal - 1.0).abs() < 1e-9,
-                "{name} at {z} m: {} N vs eq. (2) {ideal} N",
-                v[0]
-            );
-            forces.push(v[0]);
+        for (name, soil) in &probes {
+            forces.push(on_bekker_curve(&mut inst, name, *soil, z));
         }
         // the same plate at the same depth: from 1 cm on, the stiffer sand carries more
         // (at 3 cm about three times as much)
@@ -741,19 +746,7 @@ fn a_soil_map_gives_each_plate_the_bekker_curve_of_its_soil() {
         let rz = common::vr(&import, "probe_sand.r[3]");
         Common::set_real(&mut inst, &[rz], &[-z]).unwrap();
         inst.do_step((s - 1) as f64 * h, h, true).unwrap();
-        let out: Vec<u32> = ["f[3]", "footprint_area", "b_eff"]
-            .iter()
-            .map(|v| common::vr(&import, &format!("probe_sand.{v}")))
-            .collect();
-        let mut v = [0.0; 3];
-        Common::get_real(&mut inst, &out, &mut v).unwrap();
-        let (a, l) = (v[1], 2.0 * v[1] / v[2]);
-        let ideal = (l * 2370.0 / 2.0 + a * 60300.0) * z.powf(0.63);
-        assert!(
-            (v[0] / ideal - 1.0).abs() < 1e-9,
-            "sand plate as DLR-A at {z} m: {} N vs eq. (2) {ideal} N",
-            v[0]
-        );
+        on_bekker_curve(&mut inst, "probe_sand", (2370.0, 60300.0, 0.63), z);
     }
 }
 

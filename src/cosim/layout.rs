@@ -281,6 +281,13 @@ pub struct Layout {
 
 use Variability::{Fixed, Tunable};
 
+/// An angle strictly between 0 and 90 degrees, rad (friction, repose).
+const ACUTE: Bounds = Bounds {
+    min: Some(0.0),
+    max: Some(std::f64::consts::FRAC_PI_2),
+    positive: true,
+};
+
 fn material(t: &mut VariableTable, prefix: &str, m: &Material) -> MaterialVrs {
     MaterialVrs {
         e: t.real_parameter(
@@ -562,11 +569,7 @@ fn scm_classes(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Vec<S
     let Some(map) = &s.soil_map else {
         return vec![];
     };
-    let angle = Bounds {
-        min: Some(0.0),
-        max: Some(std::f64::consts::FRAC_PI_2),
-        positive: true,
-    };
+    let angle = ACUTE;
     let mut out = vec![];
     for (k, class) in map.classes.iter().enumerate() {
         let c = k + 1;
@@ -650,11 +653,7 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
             bounds,
         })
     };
-    let angle = Bounds {
-        min: Some(0.0),
-        max: Some(std::f64::consts::FRAC_PI_2),
-        positive: true,
-    };
+    let angle = ACUTE;
     let ds = p(
         "soil.ds",
         Some("m"),

@@ -1,6 +1,8 @@
 //! [`World`]: one simulated scenario.
 
-use super::layout::{self, Layout, MaterialVrs, MotionVrs, ShapeVrs, TerrainVrs, WheelSoilVrs};
+use super::layout::{
+    self, Layout, MaterialVrs, MotionVrs, ShapeVrs, SoilClassVrs, TerrainVrs, WheelSoilVrs,
+};
 use super::variables::{Phase, VarType, Variable, VariableTable};
 use crate::models::bbcc::broad_phase::SweepAndPrune;
 use crate::models::bbcc::pair::{pair_wrench, BodyPose, PairLaw};
@@ -736,37 +738,23 @@ impl World {
             return;
         };
         let reals = &self.dynamic.values.reals;
-        let now = |vr: Option<usize>, old: Option<f64>| vr.map(|v| reals[v]).or(old);
-        let same = self
-            .layout
-            .scm_classes
-            .iter()
-            .zip(&map.classes)
-            .all(|(v, c)| {
-                now(v.n, c.n) == c.n
-                    && now(v.kc, c.k_c) == c.k_c
-                    && now(v.kphi, c.k_phi) == c.k_phi
-                    && now(v.c, c.c) == c.c
-                    && now(v.phi, c.phi) == c.phi
-                    && now(v.repose, c.repose) == c.repose
-            });
-        if same {
+        // class c as its parameters set it now (the values it leaves out stay None)
+        let now = |v: &SoilClassVrs, c: &scm::soil_map::ClassParams| {
+            let at = |vr: Option<usize>, old: Option<f64>| vr.map(|v| reals[v]).or(old);
+            scm::soil_map::ClassParams {
+                n: at(v.n, c.n),
+                k_c: at(v.kc, c.k_c),
+                k_phi: at(v.kphi, c.k_phi),
+                c: at(v.c, c.c),
+                phi: at(v.phi, c.phi),
+                repose: at(v.repose, c.repose),
+            }
+        };
+        let classes = self.layout.scm_classes.iter().zip(&map.classes);
+        if classes.clone().all(|(v, c)| now(v, c) == *c) {
             return;
         }
-        let classes = self
-            .layout
-            .scm_classes
-            .iter()
-            .zip(&map.classes)
-            .map(|(v, c)| scm::soil_map::ClassParams {
-                n: now(v.n, c.n),
-                k_c: now(v.kc, c.k_c),
-                k_phi: now(v.kphi, c.k_phi),
-                c: now(v.c, c.c),
-                phi: now(v.phi, c.phi),
-                repose: now(v.repose, c.repose),
-            })
-            .collect();
+        let classes = classes.map(|(v, c)| now(v, c)).collect();
         let map = Arc::new(scm::soil_map::SoilMap {
             classes,
             ..(**map).clone()

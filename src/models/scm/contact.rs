@@ -207,6 +207,26 @@ pub struct Workspace {
     pub(crate) body_v: [f64; 2],
 }
 
+/// The soil classes of `grid` for the global parameters `p` into `soils`: the map's
+/// table, or the one soil of `p` (class 0) without a map.
+fn soil_table(p: &SoilParams, grid: &SoilGrid, soils: &mut Vec<NodeSoil>) {
+    match grid.soil_map() {
+        Some(m) => m.table(p, soils),
+        None => {
+            soils.clear();
+            soils.push(NodeSoil::of(p));
+        }
+    }
+}
+
+/// The lowest repose slope (tan of the angle) of the classes in `soils`.
+fn least_tan_repose(soils: &[NodeSoil]) -> f64 {
+    soils
+        .iter()
+        .map(|s| s.tan_repose)
+        .fold(f64::INFINITY, f64::min)
+}
+
 fn clear_result(ws: &mut Workspace) -> ContactResult {
     ws.rect = Rect::default();
     ws.update_rect = Rect::default();
@@ -593,16 +613,8 @@ pub fn evaluate(
         // the soil update resets the shear displacement around the body and erodes
         // the soil its footprint held up, in a window with room for the walls of a
         // hole as deep as the body reaches below that top to slump
-        let tan_psi = match grid.soil_map() {
-            Some(m) => {
-                m.table(p, &mut ws.soils);
-                ws.soils
-                    .iter()
-                    .map(|s| s.tan_repose)
-                    .fold(f64::INFINITY, f64::min)
-            }
-            None => p.repose.tan(),
-        };
+        soil_table(p, grid, &mut ws.soils);
+        let tan_psi = least_tan_repose(&ws.soils);
         let faces = ws.raster.faces;
         let across = faces.nx.max(faces.ny) as f64 * ds;
         ws.rect = ws.raster.idle;
@@ -682,16 +694,10 @@ pub fn evaluate(
         ds
     };
     // the soil of each node: one class, or the map's class of each window node
+    soil_table(p, grid, &mut ws.soils);
     match grid.soil_map() {
-        Some(m) => {
-            m.table(p, &mut ws.soils);
-            m.classes_of(&rect, ds, &mut ws.class);
-        }
-        None => {
-            ws.soils.clear();
-            ws.soils.push(NodeSoil::of(p));
-            ws.class.clear();
-        }
+        Some(m) => m.classes_of(&rect, ds, &mut ws.class),
+        None => ws.class.clear(),
     }
     // eq. (7): k = k_c / b_eff + k_phi, per class
     ws.k_b.clear();
@@ -726,11 +732,7 @@ pub fn evaluate(
         }
     }
     // the soil update's window: the footprint's box and room for its berm
-    let tan_psi = ws
-        .soils
-        .iter()
-        .map(|s| s.tan_repose)
-        .fold(f64::INFINITY, f64::min);
+    let tan_psi = least_tan_repose(&ws.soils);
     let across = foot_box.nx.max(foot_box.ny) as f64 * ds;
     ws.update_rect = foot_box
         .grow(update_margin(across, z_max, ds, tan_psi))

@@ -531,16 +531,22 @@ pub fn erode(
     limits: Option<&[f64]>,
 ) {
     let limit = ds * p.repose.tan();
-    let most = match p.erosion_sweeps {
-        0 => MAX_EROSION_SWEEPS,
-        n => (n as usize).min(MAX_EROSION_SWEEPS),
-    };
+    let most = sweep_bound(p);
     match limits {
         None => sweeps(most, mask, nx, ny, h, zp, changed, rows, &|_, _| limit),
         // soils of two classes: the lower repose slope of the pair's nodes
         Some(l) => sweeps(most, mask, nx, ny, h, zp, changed, rows, &|a, b| {
             l[a].min(l[b])
         }),
+    }
+}
+
+/// Most erosion sweeps one update of soil `p` makes: `p.erosion_sweeps`, or with 0
+/// (until settled) the safeguard [`MAX_EROSION_SWEEPS`].
+fn sweep_bound(p: &SoilParams) -> usize {
+    match p.erosion_sweeps {
+        0 => MAX_EROSION_SWEEPS,
+        n => (n as usize).min(MAX_EROSION_SWEEPS),
     }
 }
 
@@ -676,6 +682,25 @@ fn visit_node<L: Fn(usize, usize) -> f64>(
 mod tests {
     use super::*;
 
+    /// [`erode`] on an `nx` x `ny` field of heights `h` with no footprint and no
+    /// soil classes.
+    fn erode_open(p: &SoilParams, ds: f64, nx: usize, ny: usize, h: &mut [f64]) {
+        let n = nx * ny;
+        let (mut zp, mut changed) = (vec![0.0; n], vec![false; n]);
+        erode(
+            p,
+            ds,
+            &vec![false; n],
+            nx,
+            ny,
+            h,
+            &mut zp,
+            &mut changed,
+            &mut vec![],
+            None,
+        );
+    }
+
     /// A 5 cm spike on a 21 x 21 field at 1 cm, eroded once with `sweeps` (0: until
     /// settled); the heights and the most any pair exceeds the repose rise by, m.
     fn eroded_spike(sweeps: u32) -> (Vec<f64>, f64) {
@@ -686,21 +711,7 @@ mod tests {
         let (nx, ny) = (21, 21);
         let mut h = vec![0.0; nx * ny];
         h[10 * nx + 10] = 0.05;
-        let mut zp = vec![0.0; nx * ny];
-        let mut changed = vec![false; nx * ny];
-        let mask = vec![false; nx * ny];
-        erode(
-            &p,
-            0.01,
-            &mask,
-            nx,
-            ny,
-            &mut h,
-            &mut zp,
-            &mut changed,
-            &mut vec![],
-            None,
-        );
+        erode_open(&p, 0.01, nx, ny, &mut h);
         let rise = 0.01 * p.repose.tan();
         let mut excess = f64::NEG_INFINITY;
         for j in 0..ny {
@@ -747,21 +758,7 @@ mod tests {
             h[j * nx] += 0.02;
         }
         let before: f64 = h.iter().sum();
-        let mut zp = vec![0.0; nx * ny];
-        let mut changed = vec![false; nx * ny];
-        let mask = vec![false; nx * ny];
-        erode(
-            &p,
-            ds,
-            &mask,
-            nx,
-            ny,
-            &mut h,
-            &mut zp,
-            &mut changed,
-            &mut vec![],
-            None,
-        );
+        erode_open(&p, ds, nx, ny, &mut h);
         assert!((h.iter().sum::<f64>() - before).abs() < 1e-15);
         for j in 0..ny {
             let row = &h[j * nx..(j + 1) * nx];
@@ -788,18 +785,7 @@ mod tests {
         for j in 0..ny {
             h[j * nx] += 0.5 * rise;
         }
-        erode(
-            &one,
-            ds,
-            &mask,
-            nx,
-            ny,
-            &mut h,
-            &mut zp,
-            &mut changed,
-            &mut vec![],
-            None,
-        );
+        erode_open(&one, ds, nx, ny, &mut h);
         for j in 0..ny {
             let row = &h[j * nx..(j + 1) * nx];
             for (i, &z) in row.iter().enumerate() {
@@ -825,11 +811,7 @@ mod tests {
     ) {
         let limit = ds * p.repose.tan();
         let mut changed = vec![false; h.len()];
-        let most = match p.erosion_sweeps {
-            0 => MAX_EROSION_SWEEPS,
-            n => n as usize,
-        };
-        for sweep in 0..most {
+        for sweep in 0..sweep_bound(p) {
             let mut moved = false;
             for jj in 0..ny {
                 let j = if sweep % 2 == 0 { jj } else { ny - 1 - jj };
