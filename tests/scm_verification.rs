@@ -823,3 +823,110 @@ fn a_state_of_a_field_with_soil_classes_continues_bit_identically() {
     // the sand plate still meets the (softer) sand
     assert!(b[19][1] > 1.5 * b[19][0], "{:?}", b[19]);
 }
+
+/// Verification 5 (Krenn 2009, section 3.3): lateral guidance inside ruts. A 25 kg
+/// wheel with a flat tread (the generated wheel of `scm_generated_wheel.json`, r =
+/// 0.2 m, 0.15 m wide, 16 chevron grousers, with a flat profile) rolls without slip
+/// at 0.2 m/s, free vertically, as a rover model drives it (pose and velocities in,
+/// the soil force out; the test integrates the wheel's vertical and lateral motion),
+/// and is pushed sideways with `push` times its weight from x = 0.3 m on, once on
+/// fresh soil and once in the rut the same wheel left. Returns the lateral drift at
+/// x = 1 m (m) and the mean hub height while pushed (m), on fresh soil and in the rut.
+fn lateral_drift(push: f64, side_pressure: bool) -> [(f64, f64); 2] {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::root().join("examples/scm_generated_wheel.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
+    json["bodies"][0]["shape"]["asset"]["params"]["profile"] =
+        serde_json::json!({ "type": "flat" });
+    json["scm"]["extent"] = serde_json::json!([-0.5, 1.5, -0.5, 0.5]);
+    let path = dir.path().join("guidance.json");
+    std::fs::write(&path, json.to_string()).unwrap();
+    let s = scenario::load(&path).unwrap();
+    let mut w = World::new(&s, Some(dir.path())).unwrap();
+    w.enter_initialization();
+    let on = side_pressure as u8 as f64;
+    set(&mut w, "soil.side_pressure", on, Phase::Initialization);
+    w.exit_initialization().unwrap();
+    let vr = |w: &World, name: &str| w.table().by_name(name).unwrap().vr;
+    let inputs: Vec<u32> = ["r", "q", "v", "w"]
+        .iter()
+        .flat_map(|v| (1..=if *v == "q" { 4 } else { 3 }).map(move |i| format!("wheel.{v}[{i}]")))
+        .map(|name| vr(&w, &name))
+        .collect();
+    let force = [vr(&w, "wheel.f[2]"), vr(&w, "wheel.f[3]")];
+    let (r, m, g, vx, dt) = (0.2, 25.0, 9.81, 0.2, 1e-3);
+    let omega = vx / r;
+    // one pass from x0 to x1 at y = 0, pushed from x = 0.3 m on
+    let pass = |w: &mut World, x0: f64, x1: f64, push: f64| {
+        let (mut x, mut y, mut z, mut vy, mut vz, mut angle) = (x0, 0.0, r, 0.0, 0.0, 0.0);
+        let (mut z_sum, mut n) = (0.0, 0);
+        let mut f = [0.0; 2];
+        while x < x1 {
+            let q = nalgebra::UnitQuaternion::from_scaled_axis(nalgebra::Vector3::y() * angle);
+            let values = [x, y, z, q.w, q.i, q.j, q.k, vx, vy, vz, 0.0, omega, 0.0];
+            w.set_reals(&inputs, &values, Phase::Stepping).unwrap();
+            w.do_step(dt).unwrap();
+            w.get_reals(&force, &mut f).unwrap();
+            // semi-implicit Euler, as a rover model's integrator would
+            vz += dt * (f[1] / m - g);
+            z += dt * vz;
+            if x >= 0.3 {
+                vy += dt * (f[0] / m + push * g);
+                z_sum += z;
+                n += 1;
+            }
+            y += dt * vy;
+            x += dt * vx;
+            angle += dt * omega;
+        }
+        (y, z_sum / n.max(1) as f64)
+    };
+    let start = w.snapshot();
+    let fresh = pass(&mut w, 0.0, 1.0, push);
+    // the rut: the same wheel, unpushed, over fresh soil; then the pushed pass in it
+    w.restore(&start).unwrap();
+    pass(&mut w, -0.2, 1.2, 0.0);
+    let rut = pass(&mut w, 0.0, 1.0, push);
+    [fresh, rut]
+}
+
+/// The wheel in its rut sits lower (the rut is the wheel's imprint and the compacted
+/// soil below it yields no more) and drifts less: the rut's walls stand against its
+/// sides. Without the side pressure it drifts more in the rut than on fresh soil
+/// (the README's Lateral guidance gives the figures).
+#[test]
+fn lateral_guidance_a_wheel_in_its_rut_drifts_less_under_a_side_push() {
+    let push = 0.2;
+    let [fresh, rut] = lateral_drift(push, true);
+    eprintln!(
+        "side push {push} m g: drift {:.2} mm on fresh soil, {:.2} mm in the rut (hub \
+         {:.4} m / {:.4} m)",
+        fresh.0 * 1e3,
+        rut.0 * 1e3,
+        fresh.1,
+        rut.1
+    );
+    assert!(rut.1 < fresh.1 - 0.002, "not in the rut: {fresh:?} {rut:?}");
+    assert!(fresh.0 > 0.001, "no drift: {fresh:?}");
+    assert!(rut.0 < 0.95 * fresh.0, "no guidance: {fresh:?} {rut:?}");
+}
+
+/// The figures of README's Lateral guidance: drift with and without the side pressure.
+#[test]
+#[ignore]
+fn lateral_guidance_figures() {
+    for push in [0.15, 0.2, 0.3] {
+        for on in [true, false] {
+            let [fresh, rut] = lateral_drift(push, on);
+            eprintln!(
+                "push {push} m g, side pressure {on}: drift {:.2} mm fresh, {:.2} mm in the \
+                 rut; hub {:.4} / {:.4} m",
+                fresh.0 * 1e3,
+                rut.0 * 1e3,
+                fresh.1,
+                rut.1
+            );
+        }
+    }
+}

@@ -136,12 +136,14 @@ pub struct ScmVrs {
     pub damping: usize,
     pub v_shear: usize,
     pub k_shear: usize,
+    pub density: usize,
     /// Integer value reference.
     pub erosion_sweeps: usize,
     pub extent: [usize; 4],
     pub update_interval: usize,
-    /// Boolean value reference.
+    /// Boolean value references.
     pub deformation: usize,
+    pub side_pressure: usize,
     /// String value reference.
     pub export_dir: usize,
     pub export_interval: usize,
@@ -750,6 +752,14 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         Bounds::POSITIVE,
         "shear deformation modulus K of Janosi and Hanamoto: shear mobilized as 1 - exp(-j/K)",
     );
+    let density = p(
+        "soil.density",
+        Some("kg/m3"),
+        Tunable,
+        soil.density,
+        Bounds::NON_NEGATIVE,
+        "bulk density of the soil: its unit weight (with world.gravity) in the passive earth pressure on side faces",
+    );
     let ext = ["x_min", "x_max", "y_min", "y_max"];
     let extent = [0, 1, 2, 3].map(|i| {
         p(
@@ -782,6 +792,18 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
             "plastic soil deformation on (Krenn 2009 section 3.3); off, the soil keeps its shape"
                 .into(),
         start: Some(Start::Boolean(s.deformation)),
+        bounds: Bounds::ANY,
+    });
+    let side_pressure = t.push(Variable {
+        name: "soil.side_pressure".into(),
+        vr: 0,
+        ty: VarType::Boolean,
+        causality: Causality::Parameter,
+        variability: Tunable,
+        initial: Some(Initial::Exact),
+        unit: None,
+        description: "passive earth pressure on body faces no vertical ray sees (a wheel's side against a rut's wall; Leite 2010 eq. (3.9))".into(),
+        start: Some(Start::Boolean(soil.side_pressure)),
         bounds: Bounds::ANY,
     });
     let erosion_sweeps = t.push(Variable {
@@ -827,10 +849,12 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         damping,
         v_shear,
         k_shear,
+        density,
         erosion_sweeps,
         extent,
         update_interval,
         deformation,
+        side_pressure,
         export_dir,
         export_interval,
         volume,

@@ -688,6 +688,9 @@ impl World {
             v_shear: self.real(v.v_shear),
             k_shear: self.real(v.k_shear),
             erosion_sweeps: self.dynamic.values.integers[v.erosion_sweeps].max(0) as u32,
+            density: self.real(v.density),
+            gravity: self.vec3(&self.layout.gravity).norm(),
+            side_pressure: self.dynamic.values.booleans[v.side_pressure],
         })
     }
 

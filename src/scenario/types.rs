@@ -179,6 +179,13 @@ pub struct ScmSoil {
     /// exceeds the angle of repose (Krenn 2009 section 3.3); a positive number caps
     /// the sweeps for speed, and what remains continues in the next update.
     pub erosion_sweeps: u32,
+    /// Bulk density of the soil, kg/m^3 (`soil.density`): with the world's gravity
+    /// its unit weight in the passive earth pressure on side faces.
+    pub density: f64,
+    /// Passive earth pressure on the side faces of the bodies (`soil.side_pressure`):
+    /// the soil beside a face no vertical ray sees (a wheel's side against a rut's
+    /// wall) resists its motion (Leite 2010, eq. (3.9)).
+    pub side_pressure: bool,
 }
 
 impl Default for ScmSoil {
@@ -198,6 +205,8 @@ impl Default for ScmSoil {
             v_shear: p.v_shear,
             k_shear: p.k_shear,
             erosion_sweeps: p.erosion_sweeps,
+            density: p.density,
+            side_pressure: p.side_pressure,
         }
     }
 }

@@ -429,6 +429,7 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
     c.positive("scm.soil.k_e", soil.k_e);
     c.positive("scm.soil.v_shear", soil.v_shear);
     c.positive("scm.soil.k_shear", soil.k_shear);
+    c.non_negative("scm.soil.density", soil.density);
     if soil.erosion_sweeps > i32::MAX as u32 {
         // an FMI Integer parameter
         c.err(

@@ -15,6 +15,7 @@ use super::footprint::{area_and_contour, pressure_weights, Edt};
 use super::grid::{Rect, SoilGrid};
 use super::mesh::TriMesh;
 use super::pressure::{bekker, node_pressure};
+use super::side_pressure::side_pressure;
 use super::soil_map::{NodeSoil, SoilMap};
 use super::{ceil_i32, floor_i32, SoilParams};
 use crate::models::terrain::Surface;
@@ -121,6 +122,16 @@ struct Raster {
     lo_excluded: f64,
     zmin: Vec<f64>,
     face: Vec<u32>,
+    /// Faces reaching below the soil top that no vertical ray sees and that may
+    /// carry side pressure (see [`is_side_face`]).
+    side: Vec<u32>,
+}
+
+/// Whether a face with the normal `n` of its winding (outward; length `len`) is a
+/// side face for [`super::side_pressure`]: vertical, or facing up steeper than 60
+/// degrees. A vertical ray sees the faces facing down (the test of [`rasterize`]).
+fn is_side_face(n: &Vector3<f64>, len: f64) -> bool {
+    n.z >= -1e-12 * len && n.z <= 0.5 * len
 }
 
 /// Work buffers of one body (reused from step to step: no allocation once warm).
@@ -457,6 +468,7 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
     // faces reaching below the soil top, and their node range
     ws.kept.clear();
     ws.face_normal.clear();
+    ws.raster.side.clear();
     let (mut xa, mut xb, mut ya, mut yb) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
@@ -474,7 +486,14 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
         }
         let n = (b - a).cross(&(c - a));
         let len = n.norm();
-        if len == 0.0 || n.z.abs() <= 1e-12 * len {
+        if len == 0.0 {
+            continue;
+        }
+        if is_side_face(&n, len) {
+            hi_kept = hi_kept.max(lowest);
+            ws.raster.side.push(f as u32);
+        }
+        if n.z.abs() <= 1e-12 * len {
             continue;
         }
         // the lowest surface of a closed body faces down: the soil pushes along -n_out
@@ -626,6 +645,7 @@ pub fn evaluate(
         ws.zmin.clear();
         ws.face.clear();
         ws.result = ContactResult::default();
+        add_side_pressure(p, grid, base, mesh, motion, ws);
         return ws.result;
     }
     // the window shrinks to the footprint's box and one node around it (the faces'
@@ -846,5 +866,35 @@ pub fn evaluate(
     }
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];
-    res
+    add_side_pressure(p, grid, base, mesh, motion, ws);
+    ws.result
+}
+
+/// Adds the passive earth pressure on the body's side faces (see
+/// [`super::side_pressure`]) to the result in `ws`.
+fn add_side_pressure(
+    p: &SoilParams,
+    grid: &SoilGrid,
+    base: &Surface,
+    mesh: &TriMesh,
+    motion: &BodyMotion,
+    ws: &mut Workspace,
+) {
+    if !p.side_pressure || ws.raster.side.is_empty() {
+        return;
+    }
+    let (f, t) = side_pressure(
+        p,
+        grid,
+        base,
+        &ws.soils,
+        &ws.world,
+        &mesh.triangles,
+        &ws.raster.side,
+        motion.iso.translation.vector,
+        motion.v,
+        motion.w,
+    );
+    ws.result.force += f;
+    ws.result.torque += t;
 }

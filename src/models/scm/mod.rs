@@ -17,6 +17,7 @@ pub mod footprint;
 pub mod grid;
 pub mod mesh;
 pub mod pressure;
+pub mod side_pressure;
 pub mod soil_map;
 
 pub use contact::{evaluate, BodyMotion, ContactResult, Workspace};
@@ -76,6 +77,13 @@ pub struct SoilParams {
     /// repose (section 3.3); a positive number caps the sweeps for speed, and what
     /// remains continues in the next update.
     pub erosion_sweeps: u32,
+    /// Bulk density of the soil, kg/m^3: its unit weight (with `gravity`) in the
+    /// passive earth pressure on side faces (see [`contact`]).
+    pub density: f64,
+    /// Gravity acting on the soil, m/s^2.
+    pub gravity: f64,
+    /// Passive earth pressure on the body's side faces (Leite 2010, eq. (3.9)).
+    pub side_pressure: bool,
 }
 
 impl SoilParams {
@@ -97,6 +105,9 @@ impl SoilParams {
             v_shear: 0.001,
             k_shear: 0.015,
             erosion_sweeps: 0,
+            density: 1600.0,
+            gravity: 9.81,
+            side_pressure: true,
         }
     }
 }

@@ -1,0 +1,273 @@
+//! Passive earth pressure on the side faces of a contact object: the lateral soil
+//! resistance that makes a wheel follow a rut (Krenn 2009, section 3.3, "lateral
+//! guidance inside ruts").
+//!
+//! SCM's footprint sees a body through vertical rays from the grid nodes (see
+//! [`super::contact`]): only faces that face down carry soil pressure, and the soil
+//! flows vertically. A vertical face (a wheel's side, a grouser's flank, a box's
+//! side) is never hit, so soil standing beside it, a rut's wall against the wheel, did
+//! not push back at all. Leite 2010 (section 3, eq. (3.8)-(3.11)) closes that gap for
+//! its wheels: the lateral bulldozing resistance is the passive earth pressure on the
+//! triangles of the wheel's side, summed over the mesh (eq. (3.9)). We do the same
+//! for every face of a body that no vertical ray sees (outward normal horizontal or
+//! facing up, steeper than 60 degrees) and that moves into the soil beside it.
+//!
+//! **Pressure.** Rankine's passive pressure on a smooth vertical wall at depth d below
+//! the soil surface beside it (Wong 2008; its integral over depth is TerRA's eq. (24),
+//! Barthelmes 2018): sigma_p(d) = gamma d N_phi + 2 c sqrt(N_phi), with the unit
+//! weight gamma = rho g and N_phi = tan^2(pi/4 + phi/2). It acts against the face's
+//! outward normal on the part of the face below the soil surface beside it (the node
+//! heights one spacing out from the face, bilinear), integrated exactly over that part
+//! (edge-midpoint quadrature is exact for the linear pressure times the linear lever).
+//!
+//! **Mobilization.** The pressure is passive only while the face moves into the soil:
+//! it is scaled by tanh(v_n / v_shear) for a face advancing at v_n (its centre's
+//! velocity along the outward normal), and is zero for a face moving away (the active
+//! pressure, at most a third of the passive one, is left out). A wheel rolling
+//! straight moves its sides in their own planes: they carry nothing.
+//!
+//! **Limits.** A smooth wall: no wall friction, so no vertical reaction of the failure
+//! wedge; the soil beside the face keeps its shape (the wedge's heave is not
+//! modelled; the face presses the soil down through the footprint once it moves over
+//! it).
+
+use super::grid::{base_height, SoilGrid};
+use super::soil_map::NodeSoil;
+use super::{floor_i32, SoilParams};
+use crate::models::terrain::Surface;
+use nalgebra::Vector3;
+
+/// The soil's force (N) and torque about `origin` (N m) on the faces `side` (indices
+/// into `triangles`: faces no vertical ray sees, reaching below the soil top) of a
+/// mesh with world vertices `world` and `triangles` (outward winding) moving with
+/// velocity `v0` (m/s) at `origin` and angular velocity `w0` (rad/s), world frame.
+/// `soils`: the class table (class 0 without a soil map).
+#[allow(clippy::too_many_arguments)]
+pub fn side_pressure(
+    p: &SoilParams,
+    grid: &SoilGrid,
+    base: &Surface,
+    soils: &[NodeSoil],
+    world: &[Vector3<f64>],
+    triangles: &[[u32; 3]],
+    side: &[u32],
+    origin: Vector3<f64>,
+    v0: Vector3<f64>,
+    w0: Vector3<f64>,
+) -> (Vector3<f64>, Vector3<f64>) {
+    let mut force = Vector3::zeros();
+    let mut torque = Vector3::zeros();
+    let gamma_w = p.density * p.gravity;
+    for &f in side {
+        let tri = triangles[f as usize].map(|k| world[k as usize]);
+        let n_out = (tri[1] - tri[0]).cross(&(tri[2] - tri[0])).normalize();
+        let h_len = n_out.x.hypot(n_out.y);
+        if h_len < 1e-9 {
+            continue;
+        }
+        // passive only while the face moves into the soil
+        let centre = (tri[0] + tri[1] + tri[2]) / 3.0;
+        let v_n = (v0 + w0.cross(&(centre - origin))).dot(&n_out);
+        if v_n <= 0.0 {
+            continue;
+        }
+        let s = v_n / p.v_shear;
+        let mobilized = if s >= 22.0 { 1.0 } else { s.tanh() };
+        // the soil surface one spacing out from the face: first beside its lowest
+        // corner, then beside the centre of the part below that surface
+        let out = Vector3::new(n_out.x, n_out.y, 0.0) * (grid.ds / h_len);
+        let low = tri.iter().fold(tri[0], |a, b| if b.z < a.z { *b } else { a });
+        let mut soil = surface_beside(grid, base, soils, low + out);
+        let Some(part) = clip_below(&tri, soil.0) else {
+            continue;
+        };
+        soil = surface_beside(grid, base, soils, part.centre() + out);
+        let Some(part) = clip_below(&tri, soil.0) else {
+            continue;
+        };
+        let (h, s) = (soil.0, soil.1);
+        let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * s.tan_phi.atan())
+            .tan()
+            .powi(2);
+        let (k_d, k_0) = (gamma_w * n_phi, 2.0 * s.c * n_phi.sqrt());
+        // sigma_p(z) = k_d (h - z) + k_0 over the part, and its first moment
+        let (sum, moment) = part.integrate(|q| k_d * (h - q.z) + k_0, origin);
+        force -= n_out * (sum * mobilized);
+        torque -= moment.cross(&n_out) * mobilized;
+    }
+    (force, torque)
+}
+
+/// The soil surface height (m) and soil at world point `q` (bilinear between the
+/// four nodes around it; the soil of the nearest node).
+fn surface_beside(
+    grid: &SoilGrid,
+    base: &Surface,
+    soils: &[NodeSoil],
+    q: Vector3<f64>,
+) -> (f64, NodeSoil) {
+    let ds = grid.ds;
+    let (u, v) = (q.x / ds, q.y / ds);
+    let (i, j) = (floor_i32(u), floor_i32(v));
+    let (fu, fv) = (u - i as f64, v - j as f64);
+    let e = &grid.extent;
+    let height = |i: i32, j: i32| {
+        if i >= e.i0 && j >= e.j0 && i < e.i0 + e.nx && j < e.j0 + e.ny {
+            grid.node(base, i, j).0
+        } else {
+            base_height(base, i as f64 * ds, j as f64 * ds)
+        }
+    };
+    let h = (1.0 - fv) * ((1.0 - fu) * height(i, j) + fu * height(i + 1, j))
+        + fv * ((1.0 - fu) * height(i, j + 1) + fu * height(i + 1, j + 1));
+    let class = match grid.soil_map() {
+        Some(m) => m.class_at(q.x, q.y) as usize,
+        None => 0,
+    };
+    (h, soils[class.min(soils.len() - 1)])
+}
+
+/// A convex polygon of at most four corners (a triangle clipped by a plane).
+struct Part {
+    corners: [Vector3<f64>; 4],
+    count: usize,
+}
+
+impl Part {
+    fn centre(&self) -> Vector3<f64> {
+        let c = &self.corners[..self.count];
+        c.iter().sum::<Vector3<f64>>() / self.count as f64
+    }
+
+    /// The integral of `f` over the polygon and of `f` times the lever from `origin`:
+    /// edge-midpoint quadrature on a fan of triangles, exact for `f` linear.
+    fn integrate(
+        &self,
+        f: impl Fn(&Vector3<f64>) -> f64,
+        origin: Vector3<f64>,
+    ) -> (f64, Vector3<f64>) {
+        let c = &self.corners;
+        let (mut sum, mut moment) = (0.0, Vector3::zeros());
+        for k in 1..self.count - 1 {
+            let (a, b, d) = (c[0], c[k], c[k + 1]);
+            let area = 0.5 * (b - a).cross(&(d - a)).norm();
+            for m in [(a + b) * 0.5, (b + d) * 0.5, (d + a) * 0.5] {
+                let w = f(&m) * area / 3.0;
+                sum += w;
+                moment += (m - origin) * w;
+            }
+        }
+        (sum, moment)
+    }
+}
+
+/// The part of triangle `tri` below height `h` (m); None if it is empty.
+fn clip_below(tri: &[Vector3<f64>; 3], h: f64) -> Option<Part> {
+    let mut part = Part {
+        corners: [Vector3::zeros(); 4],
+        count: 0,
+    };
+    for k in 0..3 {
+        let (a, b) = (tri[k], tri[(k + 1) % 3]);
+        let (da, db) = (a.z - h, b.z - h);
+        if da < 0.0 {
+            part.corners[part.count] = a;
+            part.count += 1;
+        }
+        if (da < 0.0) != (db < 0.0) {
+            part.corners[part.count] = a + (b - a) * (da / (da - db));
+            part.count += 1;
+        }
+    }
+    (part.count >= 3).then_some(part)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{evaluate, BodyMotion, SoilGrid, SoilParams, TriMesh, Workspace};
+    use crate::models::terrain::Surface;
+    use nalgebra::{Isometry3, Vector3};
+
+    const DEPTH: f64 = 0.04;
+    const WIDTH: f64 = 0.3;
+
+    /// Force and torque of a box 0.2 m long (x), `WIDTH` wide (y) and 0.1 m tall,
+    /// its bottom `DEPTH` deep in untouched flat soil, moving with `v` (m/s): with the
+    /// side pressure minus without it.
+    fn side_of_box(p: &SoilParams, v: Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+        let base = Surface::Plane {
+            height: 0.0,
+            angle: 0.0,
+        };
+        let grid = SoilGrid::new(0.01, -1.0, 1.0, -1.0, 1.0);
+        let mesh = TriMesh::cuboid([0.2, WIDTH, 0.1]);
+        let motion = BodyMotion {
+            iso: Isometry3::translation(0.003, 0.002, 0.05 - DEPTH),
+            v,
+            w: Vector3::zeros(),
+        };
+        let with = evaluate(p, &grid, &base, &mesh, &motion, &mut Workspace::default());
+        let off = SoilParams {
+            side_pressure: false,
+            ..*p
+        };
+        let without = evaluate(&off, &grid, &base, &mesh, &motion, &mut Workspace::default());
+        (with.force - without.force, with.torque - without.torque)
+    }
+
+    /// A vertical face pushed through flat soil meets the passive earth pressure of a
+    /// smooth vertical wall: per metre of width 0.5 rho g z^2 N_phi + 2 c z
+    /// sqrt(N_phi) (Barthelmes 2018, eq. (24)), to rounding; the face behind, moving
+    /// away, and the faces moving in their own planes carry nothing; the torque is
+    /// that of the pressure growing linearly with depth.
+    #[test]
+    fn a_box_pushed_sideways_meets_the_passive_earth_pressure_of_rankine() {
+        let p = SoilParams::dlr_a();
+        let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).tan().powi(2);
+        let gamma = p.density * p.gravity;
+        let expected = WIDTH
+            * (0.5 * gamma * DEPTH * DEPTH * n_phi + 2.0 * p.c * DEPTH * n_phi.sqrt());
+        for sign in [1.0, -1.0] {
+            let (f, t) = side_of_box(&p, Vector3::new(sign * 0.1, 0.0, 0.0));
+            assert!((f.x + sign * expected).abs() < 1e-9 * expected, "{f} vs {expected}");
+            assert!(f.y.abs() < 1e-12 && f.z.abs() < 1e-12, "{f}");
+            // about the box centre, 0.05 m above its bottom: the pressure's centre
+            // lies at depth z_c = integral of z sigma / integral of sigma
+            let moment = |z: f64| {
+                // integral of (z' - z_centre) sigma(z') dz' over [-z, 0] per width
+                let zc = 0.05 - DEPTH;
+                let (a, b) = (gamma * n_phi, 2.0 * p.c * n_phi.sqrt());
+                // sigma(z') = -a z' + b; (z' - zc) sigma = -a z'^2 + (b + a zc) z' - b zc
+                -a * z.powi(3) / 3.0 - (b + a * zc) * z * z / 2.0 - b * zc * z
+            };
+            // tau_y = r_z F_x over the face, F_x = -sign sigma
+            let t_y = -sign * WIDTH * moment(DEPTH);
+            assert!((t.y - t_y).abs() < 1e-9 * t_y.abs(), "{t} vs {t_y}");
+            assert!(t.x.abs() < 1e-12, "{t}");
+            // the face is 3 mm off the grid along y: still symmetric to rounding
+            assert!(t.z.abs() < 1e-9 * expected, "{t}");
+        }
+        // moving along y, the +y face meets its own pressure (0.2 m wide)
+        let (f, _) = side_of_box(&p, Vector3::new(0.0, 0.1, 0.0));
+        assert!((f.y + expected * 0.2 / WIDTH).abs() < 1e-9 * expected, "{f}");
+    }
+
+    /// The passive pressure is mobilized with the face's speed into the soil as
+    /// tanh(v / v_shear), is zero for a body moving straight down (its faces move in
+    /// their planes) and without the side pressure.
+    #[test]
+    fn the_side_pressure_is_mobilized_with_the_faces_speed_into_the_soil() {
+        let p = SoilParams::dlr_a();
+        let (full, _) = side_of_box(&p, Vector3::new(0.1, 0.0, 0.0));
+        let (slow, _) = side_of_box(&p, Vector3::new(p.v_shear, 0.0, 0.0));
+        assert!((slow.x - full.x * 1f64.tanh()).abs() < 1e-12 * full.x.abs());
+        let (down, _) = side_of_box(&p, Vector3::new(0.0, 0.0, -0.1));
+        assert_eq!(down, Vector3::zeros());
+        let off = SoilParams {
+            side_pressure: false,
+            ..p
+        };
+        let (none, _) = side_of_box(&off, Vector3::new(0.1, 0.0, 0.0));
+        assert_eq!(none, Vector3::zeros());
+    }
+}
