@@ -832,13 +832,16 @@ fn a_state_of_a_field_with_soil_classes_continues_bit_identically() {
 /// and is pushed sideways with `push` times its weight from x = 0.3 m on, once on
 /// fresh soil and once in the rut the same wheel left. Returns the lateral drift at
 /// x = 1 m (m) and the mean hub height while pushed (m), on fresh soil and in the rut.
-fn lateral_drift(push: f64, side_pressure: bool) -> [(f64, f64); 2] {
+/// `crown`: a crowned tread of this crown radius (m) instead of the flat one.
+fn lateral_drift(push: f64, side_pressure: bool, crown: Option<f64>) -> [(f64, f64); 2] {
     let dir = tempfile::tempdir().unwrap();
     let src = common::root().join("examples/scm_generated_wheel.json");
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(src).unwrap()).unwrap();
-    json["bodies"][0]["shape"]["asset"]["params"]["profile"] =
-        serde_json::json!({ "type": "flat" });
+    json["bodies"][0]["shape"]["asset"]["params"]["profile"] = match crown {
+        None => serde_json::json!({ "type": "flat" }),
+        Some(r) => serde_json::json!({ "type": "convex", "crown_radius": r }),
+    };
     json["scm"]["extent"] = serde_json::json!([-0.5, 1.5, -0.5, 0.5]);
     let path = dir.path().join("guidance.json");
     std::fs::write(&path, json.to_string()).unwrap();
@@ -898,7 +901,7 @@ fn lateral_drift(push: f64, side_pressure: bool) -> [(f64, f64); 2] {
 #[test]
 fn lateral_guidance_a_wheel_in_its_rut_drifts_less_under_a_side_push() {
     let push = 0.2;
-    let [fresh, rut] = lateral_drift(push, true);
+    let [fresh, rut] = lateral_drift(push, true, None);
     eprintln!(
         "side push {push} m g: drift {:.2} mm on fresh soil, {:.2} mm in the rut (hub \
          {:.4} m / {:.4} m)",
@@ -916,12 +919,12 @@ fn lateral_guidance_a_wheel_in_its_rut_drifts_less_under_a_side_push() {
 #[test]
 #[ignore]
 fn lateral_guidance_figures() {
-    for push in [0.15, 0.2, 0.3] {
+    for (push, crown) in [(0.15, None), (0.2, None), (0.3, None), (0.2, Some(0.3))] {
         for on in [true, false] {
-            let [fresh, rut] = lateral_drift(push, on);
+            let [fresh, rut] = lateral_drift(push, on, crown);
             eprintln!(
-                "push {push} m g, side pressure {on}: drift {:.2} mm fresh, {:.2} mm in the \
-                 rut; hub {:.4} / {:.4} m",
+                "push {push} m g, crown {crown:?}, side pressure {on}: drift {:.2} mm fresh, \
+                 {:.2} mm in the rut; hub {:.4} / {:.4} m",
                 fresh.0 * 1e3,
                 rut.0 * 1e3,
                 fresh.1,

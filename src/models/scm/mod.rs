@@ -90,7 +90,8 @@ impl SoilParams {
     /// The Mars soil simulant DLR-A of Krenn 2009, section 4 (n, k_c, k_phi), with the
     /// other values as our defaults (the paper gives none): c = 100 Pa, phi = 35 deg,
     /// repose 35 deg, mu = 0, k_e = 5e7 Pa/m, damping 2e4 Pa s/m, v_shear 1 mm/s,
-    /// K = 1.5 cm, erosion until settled.
+    /// K = 1.5 cm, erosion until settled, a bulk density of 1600 kg/m^3 under 9.81
+    /// m/s^2 and the side pressure on.
     pub fn dlr_a() -> SoilParams {
         SoilParams {
             n: 0.63,

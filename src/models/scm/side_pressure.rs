@@ -76,7 +76,9 @@ pub fn side_pressure(
         // the soil surface one spacing out from the face: first beside its lowest
         // corner, then beside the centre of the part below that surface
         let out = Vector3::new(n_out.x, n_out.y, 0.0) * (grid.ds / h_len);
-        let low = tri.iter().fold(tri[0], |a, b| if b.z < a.z { *b } else { a });
+        let low = tri
+            .iter()
+            .fold(tri[0], |a, b| if b.z < a.z { *b } else { a });
         let mut soil = surface_beside(grid, base, soils, low + out);
         let Some(part) = clip_below(&tri, soil.0) else {
             continue;
@@ -211,7 +213,14 @@ mod tests {
             side_pressure: false,
             ..*p
         };
-        let without = evaluate(&off, &grid, &base, &mesh, &motion, &mut Workspace::default());
+        let without = evaluate(
+            &off,
+            &grid,
+            &base,
+            &mesh,
+            &motion,
+            &mut Workspace::default(),
+        );
         (with.force - without.force, with.torque - without.torque)
     }
 
@@ -225,11 +234,14 @@ mod tests {
         let p = SoilParams::dlr_a();
         let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).tan().powi(2);
         let gamma = p.density * p.gravity;
-        let expected = WIDTH
-            * (0.5 * gamma * DEPTH * DEPTH * n_phi + 2.0 * p.c * DEPTH * n_phi.sqrt());
+        let expected =
+            WIDTH * (0.5 * gamma * DEPTH * DEPTH * n_phi + 2.0 * p.c * DEPTH * n_phi.sqrt());
         for sign in [1.0, -1.0] {
             let (f, t) = side_of_box(&p, Vector3::new(sign * 0.1, 0.0, 0.0));
-            assert!((f.x + sign * expected).abs() < 1e-9 * expected, "{f} vs {expected}");
+            assert!(
+                (f.x + sign * expected).abs() < 1e-9 * expected,
+                "{f} vs {expected}"
+            );
             assert!(f.y.abs() < 1e-12 && f.z.abs() < 1e-12, "{f}");
             // about the box centre, 0.05 m above its bottom: the pressure's centre
             // lies at depth z_c = integral of z sigma / integral of sigma
@@ -249,7 +261,10 @@ mod tests {
         }
         // moving along y, the +y face meets its own pressure (0.2 m wide)
         let (f, _) = side_of_box(&p, Vector3::new(0.0, 0.1, 0.0));
-        assert!((f.y + expected * 0.2 / WIDTH).abs() < 1e-9 * expected, "{f}");
+        assert!(
+            (f.y + expected * 0.2 / WIDTH).abs() < 1e-9 * expected,
+            "{f}"
+        );
     }
 
     /// The passive pressure is mobilized with the face's speed into the soil as
