@@ -645,7 +645,7 @@ pub fn evaluate(
         ws.zmin.clear();
         ws.face.clear();
         ws.result = ContactResult::default();
-        add_side_pressure(p, grid, base, mesh, motion, ws);
+        add_side_pressure(p, grid, base, mesh, motion, ws, z_top);
         return ws.result;
     }
     // the window shrinks to the footprint's box and one node around it (the faces'
@@ -866,7 +866,7 @@ pub fn evaluate(
     }
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];
-    add_side_pressure(p, grid, base, mesh, motion, ws);
+    add_side_pressure(p, grid, base, mesh, motion, ws, z_top);
     ws.result
 }
 
@@ -879,10 +879,12 @@ fn add_side_pressure(
     mesh: &TriMesh,
     motion: &BodyMotion,
     ws: &mut Workspace,
+    z_top: f64,
 ) {
     if !p.side_pressure || ws.raster.side.is_empty() {
         return;
     }
+    let (r, ds) = (&ws.raster, grid.ds);
     let (f, t) = side_pressure(
         p,
         grid,
@@ -894,6 +896,19 @@ fn add_side_pressure(
         motion.iso.translation.vector,
         motion.v,
         motion.w,
+        z_top,
+        |q| {
+            // the nearest node under a face of the scan conversion
+            let (i, j) = (
+                floor_i32(q.x / ds + 0.5) - r.rect.i0,
+                floor_i32(q.y / ds + 0.5) - r.rect.j0,
+            );
+            i >= 0
+                && j >= 0
+                && i < r.rect.nx
+                && j < r.rect.ny
+                && r.zmin[(j * r.rect.nx + i) as usize] < f64::INFINITY
+        },
     );
     ws.result.force += f;
     ws.result.torque += t;

@@ -272,6 +272,20 @@ impl SoilGrid {
         }
     }
 
+    /// Surface heights of the nodes (i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1), m:
+    /// one tile lookup when the four share a tile (as they mostly do).
+    pub fn cell_heights(&self, base: &Surface, i: i32, j: i32) -> [f64; 4] {
+        let (key, local) = Self::tile_of(i, j);
+        if i.rem_euclid(TILE) < TILE - 1 && j.rem_euclid(TILE) < TILE - 1 {
+            if let Some(&t) = self.index.get(&key) {
+                let h = &self.tiles[t as usize].h;
+                let up = local + TILE as usize;
+                return [h[local], h[local + 1], h[up], h[up + 1]];
+            }
+        }
+        [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)].map(|(i, j)| self.node(base, i, j).0)
+    }
+
     /// Highest soil surface in `rect`, m (an upper bound: per tile).
     pub fn max_height(&self, base: &Surface, rect: &Rect) -> f64 {
         let mut top = f64::NEG_INFINITY;

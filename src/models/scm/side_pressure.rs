@@ -20,15 +20,21 @@
 //! exactly over that part (edge-midpoint quadrature is exact for the linear pressure
 //! times the linear lever). The face is cut into slabs at most one grid spacing wide
 //! along it, each with the soil surface beside it: the node heights one spacing out
-//! from the face, bilinear, at the slab's part below that surface. So a face of any
-//! size beside soil that varies along it (a box's side beside a berm) is integrated
-//! piece by piece, as the footprint is node by node.
+//! from the slab's middle at the face's bottom, bilinear. So a face of any size
+//! beside soil that varies along it (a box's side beside a berm) is integrated piece
+//! by piece, as the footprint is node by node. The arithmetic runs in the face's own
+//! coordinates (along it, and up).
 //!
 //! **Mobilization.** The pressure is passive only while the face moves into the soil:
 //! it is scaled by tanh(v_n / v_shear) for a face advancing at v_n (its centre's
 //! velocity along the outward normal), and is zero for a face moving away (the active
 //! pressure, at most a third of the passive one, is left out). A wheel rolling
 //! straight moves its sides in their own planes: they carry nothing.
+//!
+//! **Confinement.** Soil the body covers (a node under one of its faces: between a
+//! wheel's grousers, under its tread) has no free surface for the failure wedge to
+//! heave to, and carries none: a grouser's flank pushes only where it meets soil
+//! beside the body.
 //!
 //! **Limits.** A smooth wall: no wall friction, so no vertical reaction of the failure
 //! wedge; the soil beside the face keeps its shape (the wedge's heave is not
@@ -44,8 +50,10 @@ use nalgebra::Vector3;
 /// The soil's force (N) and torque about `origin` (N m) on the faces `side` (indices
 /// into `triangles`: faces no vertical ray sees, reaching below the soil top) of a
 /// mesh with world vertices `world` and `triangles` (outward winding) moving with
-/// velocity `v0` (m/s) at `origin` and angular velocity `w0` (rad/s), world frame.
-/// `soils`: the class table (class 0 without a soil map).
+/// velocity `v0` (m/s) at `origin` and angular velocity `w0` (rad/s), world frame,
+/// below the highest soil around, `z_top` (m). `soils`: the class table (class 0
+/// without a soil map). `covered` tells whether the body covers the soil at a world
+/// point (x, y): there the soil is confined under the body and carries none.
 #[allow(clippy::too_many_arguments)]
 pub fn side_pressure(
     p: &SoilParams,
@@ -58,14 +66,18 @@ pub fn side_pressure(
     origin: Vector3<f64>,
     v0: Vector3<f64>,
     w0: Vector3<f64>,
+    z_top: f64,
+    covered: impl Fn(&Vector3<f64>) -> bool,
 ) -> (Vector3<f64>, Vector3<f64>) {
     let mut force = Vector3::zeros();
     let mut torque = Vector3::zeros();
     let gamma_w = p.density * p.gravity;
+    // Rankine's coefficients of the last soil class met: (class, k_d, k_0)
+    let mut coefficients = (usize::MAX, 0.0, 0.0);
     for &f in side {
         let tri = triangles[f as usize].map(|k| world[k as usize]);
         let n_out = (tri[1] - tri[0]).cross(&(tri[2] - tri[0])).normalize();
-        let h_len = n_out.x.hypot(n_out.y);
+        let h_len = (n_out.x * n_out.x + n_out.y * n_out.y).sqrt();
         if h_len < 1e-9 {
             continue;
         }
@@ -76,168 +88,203 @@ pub fn side_pressure(
             continue;
         }
         let s = v_n / p.v_shear;
+        if s < 1e-6 {
+            // (a face moving in its own plane, to rounding: less than a millionth)
+            continue;
+        }
         let mobilized = if s >= 22.0 { 1.0 } else { s.tanh() };
-        // along the face in slabs at most one spacing wide (its horizontal tangent
-        // t), each with the soil surface beside it: exact for faces of any size
-        let out = Vector3::new(n_out.x, n_out.y, 0.0) * (grid.ds / h_len);
-        let t = Vector3::new(-n_out.y, n_out.x, 0.0) / h_len;
-        let along = tri.map(|c| c.dot(&t));
-        let (s0, s1) = (
-            along[0].min(along[1]).min(along[2]),
-            along[0].max(along[1]).max(along[2]),
-        );
-        let slabs = ((s1 - s0) / grid.ds).ceil().max(1.0);
-        let width = (s1 - s0) / slabs;
-        let face = Polygon::triangle(&tri);
-        for k in 0..slabs as usize {
+        // the face in its own coordinates (s, z): s along its horizontal tangent t,
+        // z up; a point is X(s, z) = s t + u(z) m + z e_z with m its horizontal
+        // normal and u(z) = (d - n_z z) / h_len, and dA = ds dz / h_len
+        let m = Vector3::new(n_out.x, n_out.y, 0.0) / h_len;
+        let t = Vector3::new(-m.y, m.x, 0.0);
+        let d = n_out.dot(&tri[0]);
+        let lift =
+            |q: [f64; 2]| t * q[0] + m * ((d - n_out.z * q[1]) / h_len) + Vector3::z() * q[1];
+        // the part below the highest soil around
+        let face = Polygon::triangle(tri.map(|c| [c.dot(&t), c.z])).below(z_top);
+        if face.count < 3 {
+            continue;
+        }
+        // in slabs at most one spacing wide along s, each with the soil beside it
+        let (mut s0, mut s1) = (f64::INFINITY, f64::NEG_INFINITY);
+        for c in &face.corners[..face.count] {
+            (s0, s1) = (s0.min(c[0]), s1.max(c[0]));
+        }
+        let out = m * grid.ds;
+        let z_low = face.corners[..face.count]
+            .iter()
+            .fold(f64::INFINITY, |z, c| z.min(c[1]));
+        let slabs = ((s1 - s0) / grid.ds).ceil().max(1.0) as usize;
+        let width = (s1 - s0) / slabs as f64;
+        let (mut sum, mut sum_s, mut sum_z) = (0.0, 0.0, 0.0);
+        for k in 0..slabs {
             let (a, b) = (s0 + k as f64 * width, s0 + (k + 1) as f64 * width);
-            let slab = if slabs == 1.0 {
-                face.clone()
+            // the soil one spacing out from the slab's middle at the face's bottom (on
+            // a vertical face every point of the slab at that s lies there); soil the
+            // body covers (between a wheel's grousers, under its tread) is confined:
+            // no wedge can heave to a free surface there
+            let q = lift([0.5 * (a + b), z_low]) + out;
+            if covered(&q) {
+                continue;
+            }
+            let slab = if slabs == 1 {
+                face
             } else {
-                face.clip(|q| a - q.dot(&t)).clip(|q| q.dot(&t) - b)
+                face.cut(|c| a - c[0]).cut(|c| c[0] - b)
             };
             if slab.count < 3 {
                 continue;
             }
-            // the soil surface one spacing out: first beside the slab's lowest
-            // corner, then beside the centre of its part below that surface
-            let mut soil = surface_beside(grid, base, soils, slab.lowest() + out);
-            let part = slab.clip(|q| q.z - soil.0);
+            let (h, class) = surface_beside(grid, base, q);
+            let part = slab.below(h);
             if part.count < 3 {
                 continue;
             }
-            soil = surface_beside(grid, base, soils, part.centre() + out);
-            let part = slab.clip(|q| q.z - soil.0);
-            if part.count < 3 {
-                continue;
+            if coefficients.0 != class {
+                let s = &soils[class.min(soils.len() - 1)];
+                let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * s.tan_phi.atan())
+                    .tan()
+                    .powi(2);
+                coefficients = (class, gamma_w * n_phi, 2.0 * s.c * n_phi.sqrt());
             }
-            let (h, s) = (soil.0, soil.1);
-            let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * s.tan_phi.atan())
-                .tan()
-                .powi(2);
-            let (k_d, k_0) = (gamma_w * n_phi, 2.0 * s.c * n_phi.sqrt());
-            // sigma_p(z) = k_d (h - z) + k_0 over the part, and its first moment
-            let (sum, moment) = part.integrate(|q| k_d * (h - q.z) + k_0, origin);
-            force -= n_out * (sum * mobilized);
-            torque -= moment.cross(&n_out) * mobilized;
+            let (_, k_d, k_0) = coefficients;
+            // sigma_p(z) = k_d (h - z) + k_0 over the part: its integral and first
+            // moments in s and z (over ds dz)
+            let [f, fs, fz] = part.integrate(|z| k_d * (h - z) + k_0);
+            (sum, sum_s, sum_z) = (sum + f, sum_s + fs, sum_z + fz);
         }
+        if sum == 0.0 {
+            continue;
+        }
+        // back to world: the force along -n_out, its moment about the origin
+        let (f, f_lever) = (
+            sum / h_len,
+            (t * sum_s + m * ((d * sum - n_out.z * sum_z) / h_len) + Vector3::z() * sum_z) / h_len
+                - origin * (sum / h_len),
+        );
+        force -= n_out * (f * mobilized);
+        torque -= f_lever.cross(&n_out) * mobilized;
     }
     (force, torque)
 }
 
-/// The soil surface height (m) and soil at world point `q` (bilinear between the
-/// four nodes around it; the soil of the nearest node).
-fn surface_beside(
-    grid: &SoilGrid,
-    base: &Surface,
-    soils: &[NodeSoil],
-    q: Vector3<f64>,
-) -> (f64, NodeSoil) {
+/// The soil surface height (m) and soil class at world point `q` (bilinear between
+/// the four nodes around it; the class of the nearest node).
+fn surface_beside(grid: &SoilGrid, base: &Surface, q: Vector3<f64>) -> (f64, usize) {
     let ds = grid.ds;
     let (u, v) = (q.x / ds, q.y / ds);
     let (i, j) = (floor_i32(u), floor_i32(v));
     let (fu, fv) = (u - i as f64, v - j as f64);
     let e = &grid.extent;
-    let height = |i: i32, j: i32| {
-        if i >= e.i0 && j >= e.j0 && i < e.i0 + e.nx && j < e.j0 + e.ny {
-            grid.node(base, i, j).0
-        } else {
-            base_height(base, i as f64 * ds, j as f64 * ds)
-        }
+    let inside = |i: i32, j: i32| i >= e.i0 && j >= e.j0 && i < e.i0 + e.nx && j < e.j0 + e.ny;
+    let [h00, h10, h01, h11] = if inside(i, j) && inside(i + 1, j + 1) {
+        grid.cell_heights(base, i, j)
+    } else {
+        [(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)].map(|(i, j)| {
+            if inside(i, j) {
+                grid.node(base, i, j).0
+            } else {
+                base_height(base, i as f64 * ds, j as f64 * ds)
+            }
+        })
     };
-    let h = (1.0 - fv) * ((1.0 - fu) * height(i, j) + fu * height(i + 1, j))
-        + fv * ((1.0 - fu) * height(i, j + 1) + fu * height(i + 1, j + 1));
+    let h = (1.0 - fv) * ((1.0 - fu) * h00 + fu * h10) + fv * ((1.0 - fu) * h01 + fu * h11);
     let class = match grid.soil_map() {
         Some(m) => m.class_at(q.x, q.y) as usize,
         None => 0,
     };
-    (h, soils[class.min(soils.len() - 1)])
+    (h, class)
 }
 
-/// A convex polygon of at most [`Polygon::MAX`] corners: a triangle clipped by a few
-/// planes.
-#[derive(Clone)]
+/// A convex polygon in a face's own coordinates (s, z) of at most [`Polygon::MAX`]
+/// corners, counter-clockwise: a triangle clipped by a few lines.
+#[derive(Clone, Copy)]
 struct Polygon {
-    corners: [Vector3<f64>; Polygon::MAX],
+    corners: [[f64; 2]; Polygon::MAX],
     count: usize,
 }
 
 impl Polygon {
-    /// A triangle clipped by three planes has at most six corners.
+    /// A triangle clipped by four lines has at most seven corners.
     const MAX: usize = 8;
 
-    fn triangle(tri: &[Vector3<f64>; 3]) -> Polygon {
+    fn triangle(c: [[f64; 2]; 3]) -> Polygon {
         let mut p = Polygon {
-            corners: [Vector3::zeros(); Polygon::MAX],
+            corners: [[0.0; 2]; Polygon::MAX],
             count: 3,
         };
-        p.corners[..3].copy_from_slice(tri);
+        p.corners[..3].copy_from_slice(&c);
         p
     }
 
-    /// The part where `f` (linear in the point) is negative (Sutherland-Hodgman).
-    fn clip(&self, f: impl Fn(&Vector3<f64>) -> f64) -> Polygon {
-        let mut out = Polygon {
-            corners: [Vector3::zeros(); Polygon::MAX],
+    fn push(&mut self, q: [f64; 2]) {
+        if self.count < Polygon::MAX {
+            self.corners[self.count] = q;
+            self.count += 1;
+        }
+    }
+
+    /// The part where the linear function `f` of the corners is negative
+    /// (Sutherland-Hodgman).
+    fn cut(&self, f: impl Fn(&[f64; 2]) -> f64) -> Polygon {
+        let mut neg = Polygon {
+            corners: [[0.0; 2]; Polygon::MAX],
             count: 0,
         };
         let c = &self.corners[..self.count];
+        let Some(first) = c.first() else {
+            return neg;
+        };
+        let mut fa = f(first);
         for k in 0..c.len() {
             let (a, b) = (c[k], c[(k + 1) % c.len()]);
-            let (fa, fb) = (f(&a), f(&b));
-            if fa < 0.0 && out.count < Polygon::MAX {
-                out.corners[out.count] = a;
-                out.count += 1;
+            let fb = f(&b);
+            if fa < 0.0 {
+                neg.push(a);
             }
-            if (fa < 0.0) != (fb < 0.0) && out.count < Polygon::MAX {
-                out.corners[out.count] = a + (b - a) * (fa / (fa - fb));
-                out.count += 1;
+            if (fa < 0.0) != (fb < 0.0) {
+                let w = fa / (fa - fb);
+                neg.push([a[0] + (b[0] - a[0]) * w, a[1] + (b[1] - a[1]) * w]);
             }
+            fa = fb;
         }
-        out
+        neg
     }
 
-    fn lowest(&self) -> Vector3<f64> {
-        let c = &self.corners[..self.count];
-        c.iter().fold(c[0], |a, b| if b.z < a.z { *b } else { a })
+    /// The part below height `h`.
+    fn below(&self, h: f64) -> Polygon {
+        self.cut(|q| q[1] - h)
     }
 
-    /// The area centroid (the corners' mean if the area is zero).
-    fn centre(&self) -> Vector3<f64> {
+    /// The fan triangles from the first corner: (twice the area, corners).
+    fn fan(&self) -> impl Iterator<Item = (f64, [[f64; 2]; 3])> + '_ {
         let c = &self.corners;
-        let (mut area, mut sum) = (0.0, Vector3::zeros());
-        for k in 1..self.count - 1 {
-            let a = (c[k] - c[0]).cross(&(c[k + 1] - c[0])).norm();
-            area += a;
-            sum += (c[0] + c[k] + c[k + 1]) * (a / 3.0);
-        }
-        if area > 0.0 {
-            sum / area
-        } else {
-            c[..self.count].iter().sum::<Vector3<f64>>() / self.count as f64
-        }
-    }
-
-    /// The integral of `f` over the polygon and of `f` times the lever from `origin`:
-    /// edge-midpoint quadrature on a fan of triangles, exact for `f` linear.
-    fn integrate(
-        &self,
-        f: impl Fn(&Vector3<f64>) -> f64,
-        origin: Vector3<f64>,
-    ) -> (f64, Vector3<f64>) {
-        let c = &self.corners;
-        let (mut sum, mut moment) = (0.0, Vector3::zeros());
-        for k in 1..self.count - 1 {
+        (1..self.count.saturating_sub(1)).map(move |k| {
             let (a, b, d) = (c[0], c[k], c[k + 1]);
-            let area = 0.5 * (b - a).cross(&(d - a)).norm();
-            for m in [(a + b) * 0.5, (b + d) * 0.5, (d + a) * 0.5] {
-                let w = f(&m) * area / 3.0;
-                sum += w;
-                moment += (m - origin) * w;
+            let area2 = (b[0] - a[0]) * (d[1] - a[1]) - (b[1] - a[1]) * (d[0] - a[0]);
+            (area2, [a, b, d])
+        })
+    }
+
+    /// The integrals over the polygon (over ds dz) of `f(z)` and of `f(z)` times s
+    /// and times z: edge-midpoint quadrature on the fan, exact for `f` linear.
+    fn integrate(&self, f: impl Fn(f64) -> f64) -> [f64; 3] {
+        let mut sums = [0.0; 3];
+        for (a2, [a, b, d]) in self.fan() {
+            for q in [mid(a, b), mid(b, d), mid(d, a)] {
+                let w = f(q[1]) * a2 / 6.0;
+                sums[0] += w;
+                sums[1] += w * q[0];
+                sums[2] += w * q[1];
             }
         }
-        (sum, moment)
+        sums
     }
+}
+
+fn mid(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
+    [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1])]
 }
 
 #[cfg(test)]
@@ -330,9 +377,8 @@ mod tests {
     /// A face beside soil whose height varies along it (a ramp rising 2 cm per 10 cm
     /// along y) is integrated in slabs at most one spacing wide, each with the soil
     /// beside it: the force is the integral of eq. (24) over the face's width, to the
-    /// slabs' error (measured 4.8e-4; each slab takes the soil beside one point, and
-    /// the box's faces are two triangles, cut by their diagonal within slabs). One
-    /// sample for the whole face is 20 % off.
+    /// slabs' error (each takes the soil beside its middle: the midpoint rule, 1.3e-4
+    /// here). One sample for the whole face is 20 % off.
     #[test]
     fn a_face_beside_soil_that_varies_along_it_meets_the_pressure_of_each_part() {
         let p = SoilParams::dlr_a();
@@ -363,7 +409,11 @@ mod tests {
         let (y0, y1) = (y - 0.5 * WIDTH, y + 0.5 * WIDTH);
         let expected = (r(DEPTH + slope * y1) - r(DEPTH + slope * y0)) / slope;
         let error = (f.x + expected).abs() / expected;
-        assert!(error < 1e-3, "{} vs {expected}: {error}", -f.x);
+        eprintln!(
+            "face beside a ramp: {} N, eq. (24) integrated {expected} N",
+            -f.x
+        );
+        assert!(error < 3e-4, "{} vs {expected}: {error}", -f.x);
     }
 
     /// The passive pressure is mobilized with the face's speed into the soil as
