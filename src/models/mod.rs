@@ -2,6 +2,7 @@
 //! parameters, return wrenches, and advance their own states.
 
 pub mod bbcc;
+pub mod earth_pressure;
 pub mod rig;
 pub mod rigid_body;
 pub mod scm;

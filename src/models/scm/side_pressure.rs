@@ -44,6 +44,7 @@
 use super::grid::{base_height, SoilGrid};
 use super::soil_map::NodeSoil;
 use super::{floor_i32, SoilParams};
+use crate::models::earth_pressure::passive_sqrt;
 use crate::models::terrain::Surface;
 use nalgebra::Vector3;
 
@@ -143,9 +144,7 @@ pub fn side_pressure(
             }
             if coefficients.0 != class {
                 let s = &soils[class.min(soils.len() - 1)];
-                let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * s.tan_phi.atan())
-                    .tan()
-                    .powi(2);
+                let n_phi = passive_sqrt(s.tan_phi.atan()).powi(2);
                 coefficients = (class, gamma_w * n_phi, 2.0 * s.c * n_phi.sqrt());
             }
             let (_, k_d, k_0) = coefficients;

@@ -2,6 +2,7 @@
 //! PI controller with anti-windup (Barthelmes 2018, eq. (24)-(26)).
 
 use super::TerraParams;
+use crate::models::earth_pressure::passive_sqrt;
 
 /// Maximum resistance F_res, N (eq. (24)): the passive earth pressure of a smooth
 /// vertical wall pushed through the soil to depth z (Terzaghi),
@@ -15,7 +16,7 @@ use super::TerraParams;
 /// its imprint (section 4.1), which the paper's result shows it does.
 pub fn max_resistance(p: &TerraParams, z: f64) -> f64 {
     let z = z.max(0.0);
-    let kp_sqrt = (std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).tan();
+    let kp_sqrt = passive_sqrt(p.phi);
     0.5 * p.rho * p.g * z * z * kp_sqrt * kp_sqrt + 2.0 * p.c * z * kp_sqrt
 }
 
