@@ -270,7 +270,7 @@ pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
     state: &mut S,
     read: impl Fn(usize, &mut T, &S) + Sync,
     work: impl Fn(usize, &mut T) + Sync,
-    commit: impl Fn(usize, &T, &mut S) + Sync,
+    commit: impl Fn(usize, &mut T, &mut S) + Sync,
 ) {
     let n = items.len();
     if n > 64 {
@@ -280,7 +280,7 @@ pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
             read(i, t, shared);
             work(i, t);
         });
-        for (i, t) in items.iter().enumerate() {
+        for (i, t) in items.iter_mut().enumerate() {
             commit(i, t, state);
         }
         return;
@@ -307,9 +307,9 @@ pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
         let mut g = lock.write().unwrap_or_else(PoisonError::into_inner);
         let (s, next) = &mut *g;
         while *next < n && ready.load(SeqCst) >> *next & 1 == 1 {
-            // SAFETY: item `next` is done (no `&mut` to it is left), and the write
-            // lock lets only one commit read it, once (`next` moves past it)
-            let t = unsafe { &*base.0.add(*next) };
+            // SAFETY: item `next` is done (no other reference to it is left), and the
+            // write lock lets only one commit take it, once (`next` moves past it)
+            let t = unsafe { &mut *base.0.add(*next) };
             commit(*next, t, s);
             *next += 1;
         }

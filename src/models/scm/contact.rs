@@ -175,14 +175,18 @@ pub struct Workspace {
     gamma: Vec<f64>,
     /// z^n of each footprint node (its sinkage to the Bekker exponent).
     zn: Vec<f64>,
+    /// Soil each window node receives in a soil update, m; zero between updates.
     pub(crate) deposit: Vec<f64>,
+    /// The window nodes with a deposit, each once.
+    pub(crate) deposited: Vec<u32>,
     pub(crate) border: Vec<u32>,
-    pub(crate) weights: Vec<f64>,
+    /// Radial-field weights of one source over the border nodes it feeds.
+    pub(crate) weights: Vec<f32>,
     /// Border nodes the radial field feeds.
     pub(crate) radial: Vec<u32>,
     /// Window coordinates (i, j) of those nodes.
-    pub(crate) border_i: Vec<f64>,
-    pub(crate) border_j: Vec<f64>,
+    pub(crate) border_i: Vec<f32>,
+    pub(crate) border_j: Vec<f32>,
     /// Radial-field sources per node block: volume, volume x i, volume x j.
     pub(crate) cluster: Vec<Vector3<f64>>,
     pub(crate) changed: Vec<bool>,
@@ -192,6 +196,18 @@ pub struct Workspace {
     pub(crate) runs: super::deform::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
     pub(crate) erosion_rows: Vec<[u64; 2]>,
+    /// What the last soil update's erosion left at rest, the record the next commit
+    /// will make (built by the erosion), and whether it may make it.
+    pub(crate) at_rest: super::deform::AtRest,
+    pub(crate) at_rest_spare: super::deform::AtRest,
+    pub(crate) at_rest_next: bool,
+    /// The soil of the update window is as the last commit left it (see
+    /// [`super::deform::AtRest`]).
+    pub(crate) at_rest_valid: bool,
+    /// Every erosion starts with a full sweep (for tests: the result must not change).
+    pub(crate) full_sweeps: bool,
+    /// Erosions that started from the last update's rest (for tests).
+    pub(crate) seeded_erosions: u64,
     /// The soil classes per node of the grid (None: one soil), the class of each
     /// window node (empty without classes), the class table (class 0: the global
     /// parameters) and each class's k = k_c / b_eff + k_phi of this evaluation.

@@ -124,6 +124,31 @@ pub struct SoilGrid {
     /// building or restoring the grid).
     #[serde(skip)]
     map: Option<Arc<SoilMap>>,
+    /// Identifies this grid's history: new for every grid built and every restore
+    /// (see [`SoilGrid::unchanged_since`]).
+    #[serde(skip)]
+    generation: u64,
+    /// Stores so far in this generation.
+    #[serde(skip)]
+    writes: u64,
+    /// Of each tile, the store that last wrote it (`writes` then; 0: none in this
+    /// generation).
+    #[serde(skip)]
+    stamps: Vec<u64>,
+}
+
+/// A generation no other grid in the process has.
+fn fresh_generation() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// A point in a grid's history: after its `writes`-th store, in its `generation`
+/// (see [`SoilGrid::mark`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    generation: u64,
+    writes: u64,
 }
 
 impl PartialEq for SoilGrid {
@@ -181,6 +206,15 @@ fn extend_base_row(base: &Surface, h: &mut Vec<f64>, i: i32, run: usize, ds: f64
 
 /// Calls `f(i, j, tile key, index in the tile, index in the rect's buffer, length)`
 /// for each run of nodes of one row of `rect` that lie in one tile, row by row.
+/// The first and last tile keys of the tiles `rect` touches (`rect` not empty).
+fn tile_keys(rect: &Rect) -> ((i32, i32), (i32, i32)) {
+    let (i1, j1) = (rect.i0 + rect.nx - 1, rect.j0 + rect.ny - 1);
+    (
+        (rect.i0.div_euclid(TILE), rect.j0.div_euclid(TILE)),
+        (i1.div_euclid(TILE), j1.div_euclid(TILE)),
+    )
+}
+
 fn for_each_run(rect: &Rect, mut f: impl FnMut(i32, i32, (i32, i32), usize, usize, usize)) {
     let nx = rect.nx as usize;
     for jj in 0..rect.ny {
@@ -215,7 +249,44 @@ impl SoilGrid {
             index: Index::default(),
             dirty: vec![],
             map: None,
+            generation: fresh_generation(),
+            writes: 0,
+            stamps: vec![],
         }
+    }
+
+    /// Where the grid's history is now: compare with [`SoilGrid::unchanged_since`].
+    pub fn mark(&self) -> Mark {
+        Mark {
+            generation: self.generation,
+            writes: self.writes,
+        }
+    }
+
+    /// Whether no node of `rect` has been written since `mark` (and the grid was
+    /// neither rebuilt nor restored): a test per tile, so a store to another part of
+    /// a tile that `rect` touches counts as a write.
+    pub fn unchanged_since(&self, mark: Mark, rect: &Rect) -> bool {
+        if mark.generation != self.generation {
+            return false;
+        }
+        if rect.is_empty() {
+            return true;
+        }
+        let (a, b) = tile_keys(rect);
+        if self.tiles.len() < (b.0 - a.0 + 1) as usize * (b.1 - a.1 + 1) as usize {
+            return self.tiles.iter().enumerate().all(|(t, tile)| {
+                let k = tile.key;
+                k.0 < a.0 || k.0 > b.0 || k.1 < a.1 || k.1 > b.1 || self.stamps[t] <= mark.writes
+            });
+        }
+        (a.1..=b.1).all(|tj| {
+            (a.0..=b.0).all(|ti| {
+                self.index
+                    .get(&(ti, tj))
+                    .is_none_or(|&t| self.stamps[t as usize] <= mark.writes)
+            })
+        })
     }
 
     /// Attaches the soil classes per node (None: the global soil everywhere).
@@ -234,6 +305,11 @@ impl SoilGrid {
         for (k, t) in self.tiles.iter().enumerate() {
             self.index.insert(t.key, k as u32);
         }
+        // a restored grid starts a new history
+        self.generation = fresh_generation();
+        self.writes = 0;
+        self.stamps.clear();
+        self.stamps.resize(self.tiles.len(), 0);
     }
 
     /// Number of stored (modified) tiles.
@@ -394,6 +470,7 @@ impl SoilGrid {
                     sum_h: sum,
                     sum_base: sum,
                 });
+                self.stamps.push(self.writes);
                 self.index.insert(key, (self.tiles.len() - 1) as u32);
                 self.tiles.len() - 1
             }
@@ -414,11 +491,13 @@ impl SoilGrid {
         changed: &[bool],
     ) {
         self.dirty.clear();
+        self.writes += 1;
         for_each_run(rect, |_, _, key, local, at, run| {
             if changed[at..at + run].iter().any(|&c| c) {
                 let t = self.tile_index(base, key);
                 if !self.dirty.contains(&(t as u32)) {
                     self.dirty.push(t as u32);
+                    self.stamps[t] = self.writes;
                 }
                 let tile = &mut self.tiles[t];
                 for k in 0..run {

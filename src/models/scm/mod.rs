@@ -284,7 +284,7 @@ mod tests {
             for ws in b.iter_mut() {
                 ws.pending = deform::prepare(&p, &two, &base, ws, 1e-3, true);
             }
-            for ws in &b {
+            for ws in b.iter_mut() {
                 if ws.pending {
                     deform::commit(&mut two, &base, ws);
                 }
@@ -292,6 +292,76 @@ mod tests {
             assert!(seq == two, "step {s}");
         }
         assert!(seq.volume().abs() < 1e-12 && seq.tile_count() > 0);
+    }
+
+    /// The erosion's first sweep visits only what the last update did not leave at
+    /// rest (deform::AtRest): the same soil, bit for bit, as full sweeps, for a body
+    /// sinking and sliding across nodes (its windows shift), for two bodies whose
+    /// windows overlap (each one's store spoils the other's record), and across a
+    /// restore of an earlier soil (a new history), on flat soil and on a base surface
+    /// with a cliff steeper than the repose slope that the windows reach.
+    #[test]
+    fn erosion_from_the_last_rest_gives_the_bits_of_full_sweeps() {
+        let cliff = Surface::Profile {
+            points: vec![[-1.0, 0.0], [0.2, 0.0], [0.22, 0.05], [1.0, 0.05]],
+        };
+        for base in [flat(), cliff] {
+            erosion_from_rest_on(&base);
+        }
+    }
+
+    fn erosion_from_rest_on(base: &Surface) {
+        let (ds, p) = (0.01, SoilParams::dlr_a());
+        let mesh = TriMesh::sphere(0.15, 48);
+        let motion = |x: f64, s: usize| BodyMotion {
+            iso: Isometry3::translation(x + 0.004 * s as f64, 0.0, 0.15 - 0.002 * s as f64),
+            v: Vector3::new(0.4, 0.1, -0.2),
+            w: Vector3::new(0.0, 1.0, 0.0),
+        };
+        for xs in [&[0.0][..], &[0.0, 0.2], &[-0.6, 0.6]] {
+            let mut full = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
+            let mut seeded = full.clone();
+            let mut wf: Vec<Workspace> = xs.iter().map(|_| Workspace::default()).collect();
+            let mut wsd: Vec<Workspace> = xs.iter().map(|_| Workspace::default()).collect();
+            wf.iter_mut().for_each(|w| w.full_sweeps = true);
+            let mut early = None;
+            for s in 0..60 {
+                if s == 20 {
+                    early = Some((full.clone(), seeded.clone()));
+                }
+                if s == 40 {
+                    // back to step 20's soil (the bodies carry on from where they are)
+                    let (f, d) = early.take().unwrap();
+                    (full, seeded) = (f, d);
+                    full.rebuild_index();
+                    seeded.rebuild_index();
+                }
+                for (k, &x) in xs.iter().enumerate() {
+                    let rf = evaluate(&p, &full, base, &mesh, &motion(x, s), &mut wf[k]);
+                    let rs = evaluate(&p, &seeded, base, &mesh, &motion(x, s), &mut wsd[k]);
+                    assert_eq!(rf, rs, "bodies {xs:?}, step {s}, {base:?}");
+                    deform::update(&p, &mut full, base, &mut wf[k], 1e-3, true);
+                    deform::update(&p, &mut seeded, base, &mut wsd[k], 1e-3, true);
+                    assert!(full == seeded, "bodies {xs:?}, step {s}, {base:?}");
+                }
+            }
+            assert!(wf.iter().all(|w| w.seeded_erosions == 0));
+            let n: u64 = wsd.iter().map(|w| w.seeded_erosions).sum();
+            // one body, or two far apart: every update but the first one or two (the
+            // sphere touches the soil from step 0 or 1) and the one after the
+            // restore; two bodies close together: none (each one's store writes
+            // tiles of the other's window)
+            if xs[0] == 0.0 && xs.len() == 2 {
+                assert_eq!(n, 0, "{base:?}");
+            } else {
+                let most = 58 * xs.len() as u64;
+                assert!(
+                    n + xs.len() as u64 >= most && n <= most,
+                    "{n} {xs:?} {base:?}"
+                );
+            }
+            assert!(full.tile_count() > 0);
+        }
     }
 
     #[test]
