@@ -204,7 +204,8 @@ pub struct Workspace {
     /// The soil of the update window is as the last commit left it (see
     /// [`super::deform::AtRest`]).
     pub(crate) at_rest_valid: bool,
-    /// Every erosion starts with a full sweep (for tests: the result must not change).
+    /// Every soil update passes over its whole window: the shear reset and the
+    /// erosion's first sweep (for tests: the result must not change).
     pub(crate) full_sweeps: bool,
     /// Erosions that started from the last update's rest (for tests).
     pub(crate) seeded_erosions: u64,

@@ -136,6 +136,37 @@ fn march(
     } else {
         3
     };
+    // along an axis, the minor coordinate never leaving its row (or column) within
+    // the window: the same walk in integers, one run per jump
+    if (x_major && dy.abs() * nx as f64 * 2.0 < 1.0)
+        || (y_major && dx.abs() * ny as f64 * 2.0 < 1.0)
+    {
+        let (mut i, mut j) = (k % nx, k / nx);
+        let step = |c: usize, n: usize, d: f64, by: usize| {
+            if d > 0.0 {
+                (c + by).min(n - 1)
+            } else {
+                c.saturating_sub(by)
+            }
+        };
+        if x_major {
+            i = step(i, nx, dx, 1);
+        } else {
+            j = step(j, ny, dy, 1);
+        }
+        loop {
+            let q = j * nx + i;
+            if !mask[q] || i == 0 || j == 0 || i == nx - 1 || j == ny - 1 {
+                return q;
+            }
+            let m = runs.at(mask, nx, ny, dir, q) as usize;
+            if x_major {
+                i = step(i, nx, dx, m);
+            } else {
+                j = step(j, ny, dy, m);
+            }
+        }
+    }
     let mut s = 1.0;
     loop {
         let (i, j) = pos(s);
@@ -284,12 +315,27 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
     ws.at_rest_next = false;
     ws.changed.clear();
     ws.changed.resize(len, false);
-    // shear displacement: reset off the footprint, grows on it (the reset without
-    // branches, so that it vectorizes over the window)
-    for ((j, c), &m) in ws.j.iter_mut().zip(ws.changed.iter_mut()).zip(&ws.mask) {
-        let reset = !m & (*j != 0.0);
-        *j = if reset { 0.0 } else { *j };
-        *c = reset;
+    // shear displacement: reset off the footprint, grows on it. When the window's
+    // soil is still as the last update left it (which reset every node of its window
+    // off its footprint), only the nodes of that footprint and those outside that
+    // window can hold any (the same resets as a pass over the window)
+    let mut reset = |k: usize| {
+        if !ws.mask[k] && ws.j[k] != 0.0 {
+            ws.j[k] = 0.0;
+            ws.changed[k] = true;
+        }
+    };
+    if ws.at_rest_valid && !ws.full_sweeps {
+        let (r, old) = (ws.rect, ws.at_rest.rect);
+        outside(&r, &old, |i, j| reset(j * nx + i));
+        for &(gi, gj) in &ws.at_rest.foot {
+            let (i, j) = (gi - r.i0, gj - r.j0);
+            if i >= 0 && j >= 0 && i < r.nx && j < r.ny {
+                reset(j as usize * nx + i as usize);
+            }
+        }
+    } else {
+        (0..len).for_each(reset);
     }
     for f in &ws.foot {
         let k = f.k as usize;
@@ -527,6 +573,24 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
     }
 }
 
+/// Calls `f(i, j)` for each node (window coordinates) of the window `r` outside the
+/// rectangle `old` (both in grid nodes).
+fn outside(r: &Rect, old: &Rect, mut f: impl FnMut(usize, usize)) {
+    let (nx, ny) = (r.nx.max(0) as usize, r.ny.max(0) as usize);
+    let (oi0, oi1) = (
+        (old.i0 - r.i0).clamp(0, r.nx.max(0)) as usize,
+        (old.i0 + old.nx - r.i0).clamp(0, r.nx.max(0)) as usize,
+    );
+    for j in 0..ny {
+        let gj = r.j0 + j as i32;
+        if gj < old.j0 || gj >= old.j0 + old.ny {
+            (0..nx).for_each(|i| f(i, j));
+        } else {
+            (0..oi0).chain(oi1.max(oi0)..nx).for_each(|i| f(i, j));
+        }
+    }
+}
+
 /// The first erosion sweep's column blocks (see [`erode_window`]) into
 /// `ws.erosion_rows`.
 fn seed_rows(ws: &mut Workspace) {
@@ -538,18 +602,7 @@ fn seed_rows(ws: &mut Workspace) {
     rows.resize(ny, [0, 0]);
     let mut mark = |i: usize, j: usize| rows[j][0] |= 1u64 << (i >> shift);
     // the nodes outside the last window
-    let (oi0, oi1) = (
-        (old.i0 - r.i0).clamp(0, r.nx) as usize,
-        (old.i0 + old.nx - r.i0).clamp(0, r.nx) as usize,
-    );
-    for j in 0..ny {
-        let gj = r.j0 + j as i32;
-        if gj < old.j0 || gj >= old.j0 + old.ny {
-            (0..nx).for_each(|i| mark(i, j));
-        } else {
-            (0..oi0).chain(oi1..nx).for_each(|i| mark(i, j));
-        }
-    }
+    outside(&r, &old, &mut mark);
     // the nodes the footprint left
     for &(gi, gj) in &ws.at_rest.foot {
         let (i, j) = (gi - r.i0, gj - r.j0);
@@ -995,10 +1048,15 @@ mod tests {
             for _ in 0..3000 {
                 let k = rng.gen_range(0..nx * ny);
                 let a = rng.gen_range(0.0..std::f64::consts::TAU);
-                // axis-major directions, exact axes and diagonals too
-                let (x, y) = match rng.gen_range(0..4) {
+                // axis-major directions, exact axes, nearly axes (the integer walk)
+                // and diagonals too
+                let r: f64 = rng.gen::<f64>() - 0.5;
+                let (x, y) = match rng.gen_range(0..7) {
                     0 => (1.0, 0.0),
                     1 => (-1.0, -1.0),
+                    2 => (0.0, -1.0),
+                    3 => (-1.0, 0.004 * r),
+                    4 => (0.02 * r, 1.0),
                     _ => (a.cos(), a.sin()),
                 };
                 let (dx, dy) = step_dir(x, y).unwrap();

@@ -480,6 +480,10 @@ impl SoilGrid {
 
     /// Writes back the nodes of `rect` whose `changed` flag is set (dense row-major
     /// buffers as [`SoilGrid::load`] fills them). Tiles are created on first change.
+    ///
+    /// The buffers must hold, at the nodes not flagged, what [`SoilGrid::load`] read
+    /// there: each run of a row within one tile that holds a flagged node is copied
+    /// whole (a copy instead of a test per node).
     #[allow(clippy::too_many_arguments)]
     pub fn store(
         &mut self,
@@ -499,14 +503,12 @@ impl SoilGrid {
                     self.dirty.push(t as u32);
                     self.stamps[t] = self.writes;
                 }
+                // the whole run: its unchanged nodes hold what the load read here
+                // (or, in a tile new here, the base surface it was filled with)
                 let tile = &mut self.tiles[t];
-                for k in 0..run {
-                    if changed[at + k] {
-                        tile.h[local + k] = h[at + k];
-                        tile.zp[local + k] = zp[at + k];
-                        tile.j[local + k] = js[at + k];
-                    }
-                }
+                tile.h[local..local + run].copy_from_slice(&h[at..at + run]);
+                tile.zp[local..local + run].copy_from_slice(&zp[at..at + run]);
+                tile.j[local..local + run].copy_from_slice(&js[at..at + run]);
             }
         });
         // tile summaries, once per written tile (same summation order as before)

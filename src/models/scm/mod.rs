@@ -295,13 +295,14 @@ mod tests {
     }
 
     /// The erosion's first sweep visits only what the last update did not leave at
-    /// rest (deform::AtRest): the same soil, bit for bit, as full sweeps, for a body
+    /// rest, and the shear reset only the nodes that can hold a shear displacement
+    /// (deform::AtRest): the same soil, bit for bit, as full passes, for a body
     /// sinking and sliding across nodes (its windows shift), for two bodies whose
     /// windows overlap (each one's store spoils the other's record), and across a
     /// restore of an earlier soil (a new history), on flat soil and on a base surface
     /// with a cliff steeper than the repose slope that the windows reach.
     #[test]
-    fn erosion_from_the_last_rest_gives_the_bits_of_full_sweeps() {
+    fn soil_updates_from_the_last_rest_give_the_bits_of_full_passes() {
         let cliff = Surface::Profile {
             points: vec![[-1.0, 0.0], [0.2, 0.0], [0.22, 0.05], [1.0, 0.05]],
         };
