@@ -566,10 +566,13 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
         next.rect = r;
         next.limit = limit;
         next.foot.clear();
-        for (k, _) in ws.mask.iter().enumerate().filter(|(_, &m)| m) {
+        // the footprint nodes are the mask's nodes
+        for f in &ws.foot {
+            let k = f.k as usize;
             next.foot
                 .push((r.i0 + (k % nx) as i32, r.j0 + (k / nx) as i32));
         }
+        debug_assert_eq!(next.foot.len(), ws.mask.iter().filter(|&&m| m).count());
     }
 }
 
