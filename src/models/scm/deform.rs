@@ -524,8 +524,9 @@ pub struct AtRest {
 /// nodes outside the last window, the nodes the footprint left, and the nodes that
 /// received soil in this update. Every other pair was found within the repose slope
 /// and still is, so a full first sweep would move nothing there: the result is the
-/// same, bit for bit, at the cost of the active region (a wheel at 5 mm: about 1 500
-/// node visits per update where a full sweep of its window makes about 7 900).
+/// same, bit for bit, at the cost of the active region (a wheel at 5 mm: about 870
+/// node visits in the first sweep of an update, where a full sweep of its window
+/// makes about 7 900).
 fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
     let (nx, ny) = (ws.rect.nx as usize, ws.rect.ny as usize);
     // with soil classes, each node's repose rise over one spacing
