@@ -697,8 +697,10 @@ pub fn evaluate(
             ws.zmin.extend_from_slice(&ws.raster.zmin[from..from + snx]);
             ws.face.extend_from_slice(&ws.raster.face[from..from + snx]);
             ws.mask.copy_within(from..from + snx, to);
+            ws.h.copy_within(from..from + snx, to);
         }
         ws.mask.truncate(sub.len());
+        ws.h.truncate(sub.len());
         for k in ws.nodes.iter_mut() {
             let (i, j) = (*k as usize % nx - di, *k as usize / nx - dj);
             *k = (j * snx + i) as u32;
@@ -707,7 +709,9 @@ pub fn evaluate(
         nx = snx;
         ws.rect = sub;
     }
-    grid.load(base, &rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    // the heights are those of the detection (moved with the window); the rest of the
+    // soil state
+    grid.load_state(&rect, &mut ws.zp, &mut ws.j);
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only

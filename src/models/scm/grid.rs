@@ -401,6 +401,28 @@ impl SoilGrid {
         self.load_into(base, rect, h, Some((zp, js)));
     }
 
+    /// [`SoilGrid::load`] of the plastic sinkage and shear displacement alone.
+    pub fn load_state(&self, rect: &Rect, zp: &mut Vec<f64>, js: &mut Vec<f64>) {
+        zp.clear();
+        js.clear();
+        if rect.is_empty() {
+            return;
+        }
+        for_each_run(rect, |_, _, key, local, _, run| {
+            match self.index.get(&key) {
+                Some(&t) => {
+                    let t = &self.tiles[t as usize];
+                    zp.extend_from_slice(&t.zp[local..local + run]);
+                    js.extend_from_slice(&t.j[local..local + run]);
+                }
+                None => {
+                    zp.resize(zp.len() + run, 0.0);
+                    js.resize(js.len() + run, 0.0);
+                }
+            }
+        });
+    }
+
     /// [`SoilGrid::load`] of the heights alone.
     pub fn load_heights(&self, base: &Surface, rect: &Rect, h: &mut Vec<f64>) {
         self.load_into(base, rect, h, None);
