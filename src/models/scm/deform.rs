@@ -328,12 +328,7 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
     if ws.at_rest_valid && !ws.full_sweeps {
         let (r, old) = (ws.rect, ws.at_rest.rect);
         outside(&r, &old, |i, j| reset(j * nx + i));
-        for &(gi, gj) in &ws.at_rest.foot {
-            let (i, j) = (gi - r.i0, gj - r.j0);
-            if i >= 0 && j >= 0 && i < r.nx && j < r.ny {
-                reset(j as usize * nx + i as usize);
-            }
-        }
+        ws.at_rest.footprint_in(&r, |i, j| reset(j * nx + i));
     } else {
         (0..len).for_each(reset);
     }
@@ -577,6 +572,19 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
     }
 }
 
+impl AtRest {
+    /// Calls `f(i, j)` for each node of the recorded footprint inside the window `r`,
+    /// in window coordinates.
+    fn footprint_in(&self, r: &Rect, mut f: impl FnMut(usize, usize)) {
+        for &(gi, gj) in &self.foot {
+            let (i, j) = (gi - r.i0, gj - r.j0);
+            if i >= 0 && j >= 0 && i < r.nx && j < r.ny {
+                f(i as usize, j as usize);
+            }
+        }
+    }
+}
+
 /// Calls `f(i, j)` for each node (window coordinates) of the window `r` outside the
 /// rectangle `old` (both in grid nodes).
 fn outside(r: &Rect, old: &Rect, mut f: impl FnMut(usize, usize)) {
@@ -608,15 +616,11 @@ fn seed_rows(ws: &mut Workspace) {
     // the nodes outside the last window
     outside(&r, &old, &mut mark);
     // the nodes the footprint left
-    for &(gi, gj) in &ws.at_rest.foot {
-        let (i, j) = (gi - r.i0, gj - r.j0);
-        if i >= 0 && j >= 0 && i < r.nx && j < r.ny {
-            let (i, j) = (i as usize, j as usize);
-            if !ws.mask[j * nx + i] {
-                mark(i, j);
-            }
+    ws.at_rest.footprint_in(&r, |i, j| {
+        if !ws.mask[j * nx + i] {
+            mark(i, j);
         }
-    }
+    });
     // the nodes that received soil
     for &k in &ws.deposited {
         mark(k as usize % nx, k as usize / nx);

@@ -398,44 +398,35 @@ impl SoilGrid {
         zp: &mut Vec<f64>,
         js: &mut Vec<f64>,
     ) {
-        self.load_into(base, rect, h, Some((zp, js)));
+        self.load_into(Some(base), rect, Some(h), Some((zp, js)));
     }
 
     /// [`SoilGrid::load`] of the plastic sinkage and shear displacement alone.
     pub fn load_state(&self, rect: &Rect, zp: &mut Vec<f64>, js: &mut Vec<f64>) {
-        zp.clear();
-        js.clear();
-        if rect.is_empty() {
-            return;
-        }
-        for_each_run(rect, |_, _, key, local, _, run| {
-            match self.index.get(&key) {
-                Some(&t) => {
-                    let t = &self.tiles[t as usize];
-                    zp.extend_from_slice(&t.zp[local..local + run]);
-                    js.extend_from_slice(&t.j[local..local + run]);
-                }
-                None => {
-                    zp.resize(zp.len() + run, 0.0);
-                    js.resize(js.len() + run, 0.0);
-                }
-            }
-        });
+        self.load_into(None, rect, None, Some((zp, js)));
     }
 
     /// [`SoilGrid::load`] of the heights alone.
     pub fn load_heights(&self, base: &Surface, rect: &Rect, h: &mut Vec<f64>) {
-        self.load_into(base, rect, h, None);
+        self.load_into(Some(base), rect, Some(h), None);
     }
 
+    /// The heights (over `base`, which they need) and the plastic sinkage and shear
+    /// displacement of `rect`, each where asked for.
     fn load_into(
         &self,
-        base: &Surface,
+        base: Option<&Surface>,
         rect: &Rect,
-        h: &mut Vec<f64>,
+        mut h: Option<&mut Vec<f64>>,
         mut state: Option<(&mut Vec<f64>, &mut Vec<f64>)>,
     ) {
-        h.clear();
+        debug_assert!(
+            h.is_none() || base.is_some(),
+            "heights need the base surface"
+        );
+        if let Some(h) = h.as_mut() {
+            h.clear();
+        }
         if let Some((zp, js)) = state.as_mut() {
             zp.clear();
             js.clear();
@@ -449,14 +440,18 @@ impl SoilGrid {
             match self.index.get(&key) {
                 Some(&t) => {
                     let t = &self.tiles[t as usize];
-                    h.extend_from_slice(&t.h[local..local + run]);
+                    if let Some(h) = h.as_mut() {
+                        h.extend_from_slice(&t.h[local..local + run]);
+                    }
                     if let Some((zp, js)) = state.as_mut() {
                         zp.extend_from_slice(&t.zp[local..local + run]);
                         js.extend_from_slice(&t.j[local..local + run]);
                     }
                 }
                 None => {
-                    extend_base_row(base, h, i, run, self.ds, j as f64 * self.ds);
+                    if let (Some(h), Some(base)) = (h.as_mut(), base) {
+                        extend_base_row(base, h, i, run, self.ds, j as f64 * self.ds);
+                    }
                     if let Some((zp, js)) = state.as_mut() {
                         zp.resize(zp.len() + run, 0.0);
                         js.resize(js.len() + run, 0.0);
