@@ -1,7 +1,8 @@
 //! Fork-join for the step loop: a few helper threads that stay hot between calls.
 //!
 //! A model step forks small jobs (one per SCM body, 20 to 200 us each) two or three
-//! times per step. Rayon parks its idle workers, and waking a parked thread costs
+//! times per step, and one body's step forks pairs of 10 to 20 us ([`join`]: the
+//! scan conversion of its next pose beside its soil update, and two more). Rayon parks its idle workers, and waking a parked thread costs
 //! about 100 us on virtual machines like this project's (measured: a `par_iter` over
 //! six trivial items takes 15 us back to back, 100 to 140 us after the calling thread
 //! worked 50 to 200 us in between), which ate a third of a six-wheel rover step.
@@ -242,6 +243,38 @@ pub fn rest() {
     }
 }
 
+/// Runs `a` and `b`, `a` on the calling thread and `b` on a hot helper when one is
+/// free (else both here, `a` first), and returns both results. For two pieces of work
+/// that share no data: the caller keeps what its caches hold, and `b` should read and
+/// write little (moving data between cores costs more than it saves here).
+pub fn join<RA: Send, RB: Send>(
+    a: impl FnOnce() -> RA + Send,
+    b: impl FnOnce() -> RB + Send,
+) -> (RA, RB) {
+    let (a, b) = (Mutex::new(Some(a)), Mutex::new(Some(b)));
+    let (ra, rb) = (Mutex::new(None), Mutex::new(None));
+    fn take<T>(m: &Mutex<Option<T>>) -> Option<T> {
+        m.lock().unwrap_or_else(PoisonError::into_inner).take()
+    }
+    fn out<T>(m: Mutex<Option<T>>) -> Option<T> {
+        m.into_inner().unwrap_or_else(PoisonError::into_inner)
+    }
+    for_each(2, &|i| {
+        if i == 0 {
+            if let Some(f) = take(&a) {
+                *ra.lock().unwrap_or_else(PoisonError::into_inner) = Some(f());
+            }
+        } else if let Some(f) = take(&b) {
+            *rb.lock().unwrap_or_else(PoisonError::into_inner) = Some(f());
+        }
+    });
+    // for_each ran both items (a panic in either was raised above)
+    match (out(ra), out(rb)) {
+        (Some(x), Some(y)) => (x, y),
+        _ => unreachable!("parallel::join: an item did not run"),
+    }
+}
+
 /// [`for_each`] over the items of a slice, each borrowed mutably by one call.
 pub fn for_each_mut<T: Send>(items: &mut [T], f: impl Fn(usize, &mut T) + Sync) {
     struct Ptr<T>(*mut T);
@@ -352,6 +385,30 @@ pub fn for_each_chunk_pair<A: Send, B: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn join_returns_both_results_and_raises_a_panic_of_either() {
+        for _ in 0..100 {
+            let mut x = vec![0u64; 100];
+            let (a, ()) = join(
+                || (0..1000u64).sum::<u64>(),
+                || x.iter_mut().for_each(|v| *v += 1),
+            );
+            assert_eq!(a, 499_500);
+            assert!(x.iter().all(|&v| v == 1));
+        }
+        for side in [0, 1] {
+            let r = catch_unwind(|| {
+                join(
+                    || assert!(side != 0, "first"),
+                    || assert!(side != 1, "second"),
+                )
+            });
+            assert!(r.is_err(), "a panic of side {side} reaches the caller");
+        }
+        // the pool still works
+        assert_eq!(join(|| 1, || 2), (1, 2));
+    }
 
     #[test]
     fn every_item_runs_once_and_panics_reach_the_caller() {

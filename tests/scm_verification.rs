@@ -276,6 +276,49 @@ fn soil_volume_is_conserved_and_results_do_not_depend_on_the_thread_count() {
 }
 
 #[test]
+fn the_rig_wheel_gives_the_same_bits_on_any_thread_count_with_or_without_the_scan_ahead() {
+    // the rig wheel's step uses the helper thread three times: the scan conversion of
+    // its next pose beside the soil update, the radial field beside the walks, the
+    // footprint distances beside z^n; none of it may change a bit
+    let run = |threads: usize, ahead: bool| {
+        contact_fmu::parallel::with_threads(threads, || {
+            let mut w = world("scm_single_wheel", &[("soil.ds", 0.005)]);
+            w.set_scm_scan_ahead(ahead);
+            let mut outs = vec![];
+            for _ in 0..40 {
+                w.do_step(0.005).unwrap();
+                for name in [
+                    "wheel.Fx",
+                    "wheel.Fz",
+                    "wheel.sinkage",
+                    "wheel.contact_nodes",
+                ] {
+                    outs.push(get(&mut w, name));
+                }
+            }
+            (outs, w.snapshot(), w.scm_scans_taken_ahead())
+        })
+    };
+    let (a, da, taken) = run(1, true);
+    let fz = a[a.len() - 3];
+    assert!(
+        fz > 100.0,
+        "the wheel carries its load at the end: Fz {fz} N"
+    );
+    // after the first (the pose of the first evaluation is not known ahead), every
+    // evaluation takes the scan made ahead
+    assert!(
+        taken >= 150,
+        "evaluations that took the scan made ahead: {taken}"
+    );
+    for (threads, ahead) in [(2, true), (2, false), (1, false)] {
+        let (b, db, _) = run(threads, ahead);
+        assert_eq!(a, b, "outputs: {threads} threads, scan ahead {ahead}");
+        assert!(da == db, "soil: {threads} threads, scan ahead {ahead}");
+    }
+}
+
+#[test]
 fn fmu_state_snapshot_continues_bit_identically_with_the_soil() {
     let mut w = world("scm_single_wheel", &[]);
     for _ in 0..50 {

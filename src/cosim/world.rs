@@ -109,6 +109,11 @@ pub enum WorldError {
     Export(String),
 }
 
+/// The pose of the rig's wheel in world: at (x, 0, z), turned by its angle about y.
+fn rig_wheel_pose(rig: &RigState) -> Isometry3<f64> {
+    Isometry3::new(Vector3::new(rig.x, 0.0, rig.z), Vector3::y() * rig.angle)
+}
+
 /// One simulated scenario: variables, model states, stepping.
 pub struct World {
     table: Arc<VariableTable>,
@@ -167,6 +172,9 @@ pub struct World {
     scm_tag: Vec<Option<(BodyMotion, SoilParams, u64)>>,
     /// Bumped whenever the soil or the surface changes (update, restore, rebuild).
     scm_epoch: u64,
+    /// The rig's SCM wheel is scan-converted at its next pose during the soil update
+    /// (see [`scm::contact::scan_ahead`]); off only to test that it changes nothing.
+    scm_scan_ahead: bool,
     /// Scratch: the motion to evaluate each body at, and whether to.
     scm_at: Vec<BodyMotion>,
     /// Scratch: each body's motion at the start of the current sub-step (where its
@@ -353,6 +361,7 @@ impl World {
             scm_dynamic: vec![],
             scm_tag: vec![],
             scm_epoch: 0,
+            scm_scan_ahead: true,
             scm_at: vec![],
             scm_start: vec![],
             scm_pick: vec![],
@@ -785,7 +794,7 @@ impl World {
                 let omega = self.real(r.omega_in);
                 let last = self.scm_motion.len() - 1;
                 self.scm_motion[last] = BodyMotion {
-                    iso: Isometry3::new(Vector3::new(rig.x, 0.0, rig.z), Vector3::y() * rig.angle),
+                    iso: rig_wheel_pose(&rig),
                     v: Vector3::new(rig.vx, 0.0, rig.vz),
                     w: Vector3::new(0.0, omega, 0.0),
                 };
@@ -904,10 +913,44 @@ impl World {
                 },
             );
         } else {
-            for ws in self.scm_ws.iter_mut() {
-                scm::deform::update(&p, &mut soil.grid, &self.surface, ws, elapsed, deform);
+            // the rig's wheel: its next pose is known (the rig stepped before this
+            // update), so its next evaluation's scan conversion runs beside the update
+            let rig_wheel = match (self.layout.rig, self.dynamic.rig) {
+                (Some(r), Some((rig, _))) if r.scm.is_some() && self.scm_scan_ahead => {
+                    Some((n - 1, rig_wheel_pose(&rig)))
+                }
+                _ => None,
+            };
+            let (ds, extent) = (soil.grid.ds, soil.grid.extent);
+            for (m, ws) in self.scm_ws.iter_mut().enumerate() {
+                let (grid, base) = (&mut soil.grid, &self.surface);
+                match rig_wheel {
+                    Some((w, iso)) if w == m => {
+                        let mut ahead = ws.ahead.take().unwrap_or_default();
+                        let (mesh, z_top) = (&self.scm_meshes[m], ws.z_top);
+                        let beside =
+                            || scm::contact::scan_ahead(mesh, &iso, ds, &extent, z_top, &mut ahead);
+                        scm::deform::update_beside(&p, grid, base, ws, elapsed, deform, beside);
+                        ws.ahead = Some(ahead);
+                    }
+                    _ => scm::deform::update(&p, grid, base, ws, elapsed, deform),
+                }
             }
         }
+    }
+
+    /// Switches the scan conversion ahead of the rig wheel's evaluations (on by
+    /// default) on or off: results are the same either way (for tests).
+    #[doc(hidden)]
+    pub fn set_scm_scan_ahead(&mut self, on: bool) {
+        self.scm_scan_ahead = on;
+    }
+
+    /// Evaluations of the SCM bodies that took a scan conversion made ahead (for
+    /// tests).
+    #[doc(hidden)]
+    pub fn scm_scans_taken_ahead(&self) -> u64 {
+        self.scm_ws.iter().map(|ws| ws.ahead_taken).sum()
     }
 
     /// Writes the soil surface (PNG height image, PLY mesh) to `soil.export_dir`, if set.

@@ -122,6 +122,10 @@ struct Raster {
     lo_excluded: f64,
     zmin: Vec<f64>,
     face: Vec<u32>,
+    /// The faces reaching below the soil top that a vertical ray sees (mesh indices),
+    /// and each one's unit normal into the body.
+    kept: Vec<u32>,
+    face_normal: Vec<Vector3<f64>>,
     /// Faces reaching below the soil top that no vertical ray sees and that may
     /// carry side pressure (see [`is_side_face`]).
     side: Vec<u32>,
@@ -134,6 +138,85 @@ fn is_side_face(n: &Vector3<f64>, len: f64) -> bool {
     n.z >= -1e-12 * len && n.z <= 0.5 * len
 }
 
+/// Distance of each footprint node to the nearest node outside the footprint, for the
+/// pressure weighting of eq. (6), with its work buffers. Found on a helper thread
+/// while the caller writes the fields around it: its own cache lines (aligned to two,
+/// the adjacent-line prefetch's pair), or every push would move a line between cores.
+#[derive(Default)]
+#[repr(align(128))]
+struct Distances {
+    /// In nodes, footprint order.
+    node: Vec<f64>,
+    /// The footprint's box and one node around it: mask and squared distances.
+    sub_mask: Vec<bool>,
+    sub_dist2: Vec<f64>,
+    edt: Edt,
+}
+
+impl Distances {
+    /// The distances of the footprint `nodes` (window indices, row-major) whose `mask`
+    /// covers the window `rect` (`nx` nodes wide) inside its box `foot_box` (grid
+    /// nodes), into `self.node`.
+    fn find(&mut self, mask: &[bool], nodes: &[u32], nx: usize, rect: &Rect, foot_box: &Rect) {
+        // the transform over the footprint's bounding box grown by one node only: the
+        // nearest node outside the footprint of any of its nodes lies in that box
+        // (clamping an outside node onto the box brings it no farther), so this is
+        // exact. The footprint never touches the window's edge: the box fits in it.
+        let i0 = (foot_box.i0 - rect.i0) as usize;
+        let j0 = (foot_box.j0 - rect.j0) as usize;
+        let (i1, j1) = (i0 + foot_box.nx as usize - 1, j0 + foot_box.ny as usize - 1);
+        let (i0, i1, j0, j1) = (i0 - 1, i1 + 1, j0 - 1, j1 + 1);
+        let sx = i1 - i0 + 1;
+        self.sub_mask.clear();
+        for j in j0..=j1 {
+            self.sub_mask
+                .extend_from_slice(&mask[j * nx + i0..=j * nx + i1]);
+        }
+        self.edt
+            .outside_distance(&self.sub_mask, sx, j1 - j0 + 1, &mut self.sub_dist2);
+        self.node.clear();
+        for &k in nodes {
+            let (i, j) = (k as usize % nx, k as usize / nx);
+            self.node
+                .push(self.sub_dist2[(j - j0) * sx + (i - i0)].sqrt());
+        }
+    }
+}
+
+/// A scan conversion made ahead of its evaluation, at the pose the body is expected
+/// at next (see [`scan_ahead`]). Written on a helper thread while the caller works on
+/// the rest of the workspace: its own cache lines.
+#[derive(Default)]
+#[repr(align(128))]
+pub struct Ahead {
+    /// The mesh's vertices in world at that pose.
+    world: Vec<Vector3<f64>>,
+    raster: Raster,
+}
+
+/// Scan-converts `mesh` at the pose `iso` against the soil top `z_top` (m) on a grid
+/// of spacing `ds` (m) and extent `extent`, into `ahead`: the work of the next
+/// [`evaluate`], done while the soil update that precedes it runs on another thread
+/// (it reads no soil). That evaluation uses it when the body is there (the same world
+/// vertices, to the bit) and its own soil top keeps the same faces; otherwise it scan-
+/// converts as usual. Either way the result is the same.
+pub fn scan_ahead(
+    mesh: &TriMesh,
+    iso: &Isometry3<f64>,
+    ds: f64,
+    extent: &Rect,
+    z_top: f64,
+    ahead: &mut Ahead,
+) {
+    ahead.world.clear();
+    ahead.world.extend(
+        mesh.vertices
+            .iter()
+            .map(|v| (iso * Point3::from(*v)).coords),
+    );
+    let _ = scan_convert(&mut ahead.raster, &ahead.world, mesh, ds, extent, z_top);
+}
+
 /// Work buffers of one body (reused from step to step: no allocation once warm).
 #[derive(Default)]
 pub struct Workspace {
@@ -143,9 +226,12 @@ pub struct Workspace {
     raster: Raster,
     /// Evaluations that reused the scan conversion (for tests).
     pub(crate) raster_reuses: u64,
-    kept: Vec<u32>,
-    /// Unit normal (into the body) of each kept face.
-    face_normal: Vec<Vector3<f64>>,
+    /// The scan conversion made ahead for the next evaluation, if any (see
+    /// [`scan_ahead`]); evaluations that took it (for tests).
+    pub ahead: Option<Box<Ahead>>,
+    pub ahead_taken: u64,
+    /// The soil top of the last evaluation below the body, m (-inf: none).
+    pub z_top: f64,
     /// The window of the last evaluation: the footprint's box and one node around it.
     pub rect: Rect,
     /// The window of the soil update that follows: the footprint's box and
@@ -168,10 +254,8 @@ pub struct Workspace {
     pub foot: Vec<FootNode>,
     /// Each footprint node's share of the totals, same order.
     node_out: Vec<NodeOut>,
-    /// The footprint's box (mask and squared distances) for the distance transform.
-    sub_mask: Vec<bool>,
-    sub_dist2: Vec<f64>,
-    edt: Edt,
+    /// Each footprint node's distance to the nearest node outside (eq. (6)).
+    dist: Distances,
     gamma: Vec<f64>,
     /// z^n of each footprint node (its sinkage to the Bekker exponent).
     zn: Vec<f64>,
@@ -180,15 +264,11 @@ pub struct Workspace {
     /// The window nodes with a deposit, each once.
     pub(crate) deposited: Vec<u32>,
     pub(crate) border: Vec<u32>,
-    /// Radial-field weights of one source over the border nodes it feeds.
-    pub(crate) weights: Vec<f32>,
-    /// Border nodes the radial field feeds.
-    pub(crate) radial: Vec<u32>,
-    /// Window coordinates (i, j) of those nodes.
-    pub(crate) border_i: Vec<f32>,
-    pub(crate) border_j: Vec<f32>,
-    /// Radial-field sources per node block: volume, volume x i, volume x j.
-    pub(crate) cluster: Vec<Vector3<f64>>,
+    /// The radial field's sources and the border nodes it feeds.
+    pub(crate) radial: super::deform::RadialField,
+    /// The parallel field's walks: from footprint node (window index) along (dx, dy)
+    /// with the soil it carries, m.
+    pub(crate) walks: Vec<(u32, f64, f64, f64)>,
     pub(crate) changed: Vec<bool>,
     /// A prepared soil update waits for its commit (see [`super::deform::prepare`]).
     pub(crate) pending: bool,
@@ -225,9 +305,7 @@ pub struct Workspace {
     /// The same footprint's nodes of this evaluation (scratch for the comparison).
     abs_nodes: Vec<(i32, i32)>,
     cached_al: (f64, f64),
-    /// Distance of each footprint node to the nearest node outside, in nodes
-    /// (footprint order); valid when `cached_dist`.
-    node_dist: Vec<f64>,
+    /// `dist` holds this footprint's distances.
     cached_dist: bool,
     /// The last result.
     pub result: ContactResult,
@@ -271,23 +349,30 @@ fn clear_result(ws: &mut Workspace) -> ContactResult {
 /// scan lines per face instead of one per node. One direction for all faces of a
 /// mesh: a node on an edge two faces share is then found by one of them (two
 /// directions compute the edge's crossing differently and could both miss it).
-fn rasterize(ws: &mut Workspace, tri: [u32; 3], kf: u32, ds: f64, columns: bool) {
-    let [a, b, c] = tri.map(|k| ws.world[k as usize]);
+fn rasterize(
+    r: &mut Raster,
+    world: &[Vector3<f64>],
+    tri: [u32; 3],
+    kf: u32,
+    ds: f64,
+    columns: bool,
+) {
+    let [a, b, c] = tri.map(|k| world[k as usize]);
     let n = (b - a).cross(&(c - a));
     if n.z.abs() <= 1e-12 * n.norm() {
         return; // vertical face: no vertical ray hits it
     }
     if columns {
-        scan::<true>(ws, [a, b, c], n, kf, ds);
+        scan::<true>(r, [a, b, c], n, kf, ds);
     } else {
-        scan::<false>(ws, [a, b, c], n, kf, ds);
+        scan::<false>(r, [a, b, c], n, kf, ds);
     }
 }
 
 /// The scan conversion of [`rasterize`]: scan lines along x at each node row y
 /// (`T` false), or along y at each node column x (`T` true, coordinates swapped).
 fn scan<const T: bool>(
-    ws: &mut Workspace,
+    raster: &mut Raster,
     tri: [Vector3<f64>; 3],
     n: Vector3<f64>,
     kf: u32,
@@ -298,7 +383,7 @@ fn scan<const T: bool>(
     let [a, b, c] = tri.map(|p| uv(&p));
     let (gx, gy) = (-n.x / n.z, -n.y / n.z);
     let (gu, gv) = if T { (gy, gx) } else { (gx, gy) };
-    let r = ws.rect;
+    let r = raster.rect;
     // node ranges and strides of u and v in the window
     let (u0, nu, v0, nv, su, sv) = if T {
         (r.j0, r.ny, r.i0, r.nx, r.nx as usize, 1)
@@ -345,9 +430,9 @@ fn scan<const T: bool>(
         for m in m0..=m1 {
             let z = zv + gu * (m as f64 * ds - a.0);
             let k = line + (m - u0) as usize * su;
-            if z < ws.raster.zmin[k] {
-                ws.raster.zmin[k] = z;
-                ws.raster.face[k] = kf;
+            if z < raster.zmin[k] {
+                raster.zmin[k] = z;
+                raster.face[k] = kf;
             }
         }
     }
@@ -475,17 +560,25 @@ impl NodeInput<'_> {
     }
 }
 
-/// Scan conversion of the faces of `mesh` (world vertices in `ws.world`) that reach
-/// below `z_top`: the window (their box and one node around it), each window node's
-/// lowest mesh point above it and its face, into `ws.raster` (kept there for the next
-/// evaluation). None: no face reaches below, or even the box with [`MARGIN`] (the
-/// update window without a footprint) is too small.
-fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64) -> Option<Rect> {
-    let ds = grid.ds;
+/// Scan conversion of the faces of `mesh` (its vertices in world, `world`) that reach
+/// below `z_top` on a grid of spacing `ds` and extent `extent`: the window (their box
+/// and one node around it), each window node's lowest mesh point above it and its
+/// face, into `r` (kept there for the next evaluation). None: no face reaches below,
+/// or even the box with [`MARGIN`] (the update window without a footprint) is too
+/// small.
+fn scan_convert(
+    r: &mut Raster,
+    world: &[Vector3<f64>],
+    mesh: &TriMesh,
+    ds: f64,
+    extent: &Rect,
+    z_top: f64,
+) -> Option<Rect> {
+    r.valid = false;
     // faces reaching below the soil top, and their node range
-    ws.kept.clear();
-    ws.face_normal.clear();
-    ws.raster.side.clear();
+    r.kept.clear();
+    r.face_normal.clear();
+    r.side.clear();
     let (mut xa, mut xb, mut ya, mut yb) = (
         f64::INFINITY,
         f64::NEG_INFINITY,
@@ -495,7 +588,7 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
     let (mut sum_x, mut sum_y) = (0.0, 0.0);
     let (mut hi_kept, mut lo_excluded) = (f64::NEG_INFINITY, f64::INFINITY);
     for (f, t) in mesh.triangles.iter().enumerate() {
-        let [a, b, c] = t.map(|k| ws.world[k as usize]);
+        let [a, b, c] = t.map(|k| world[k as usize]);
         let lowest = a.z.min(b.z).min(c.z);
         if lowest >= z_top {
             lo_excluded = lo_excluded.min(lowest);
@@ -508,7 +601,7 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
         }
         if is_side_face(&n, len) {
             hi_kept = hi_kept.max(lowest);
-            ws.raster.side.push(f as u32);
+            r.side.push(f as u32);
         }
         if n.z.abs() <= 1e-12 * len {
             continue;
@@ -516,14 +609,14 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
         // the lowest surface of a closed body faces down: the soil pushes along -n_out
         let n_in = if n.z < 0.0 { -n / len } else { n / len };
         hi_kept = hi_kept.max(lowest);
-        ws.kept.push(f as u32);
-        ws.face_normal.push(n_in);
+        r.kept.push(f as u32);
+        r.face_normal.push(n_in);
         let (fx0, fx1) = (a.x.min(b.x).min(c.x), a.x.max(b.x).max(c.x));
         let (fy0, fy1) = (a.y.min(b.y).min(c.y), a.y.max(b.y).max(c.y));
         (xa, xb, ya, yb) = (xa.min(fx0), xb.max(fx1), ya.min(fy0), yb.max(fy1));
         (sum_x, sum_y) = (sum_x + (fx1 - fx0), sum_y + (fy1 - fy0));
     }
-    if ws.kept.is_empty() {
+    if r.kept.is_empty() {
         return None;
     }
     let i0 = (xa / ds).ceil() as i32;
@@ -534,29 +627,28 @@ fn scan_convert(ws: &mut Workspace, mesh: &TriMesh, grid: &SoilGrid, z_top: f64)
         nx: (xb / ds).floor() as i32 - i0 + 1,
         ny: (yb / ds).floor() as i32 - j0 + 1,
     };
-    let idle = faces.grow(MARGIN).intersect(&grid.extent);
+    let idle = faces.grow(MARGIN).intersect(extent);
     if idle.nx < 3 || idle.ny < 3 {
         return None;
     }
     // every footprint node lies under a kept face, inside their box: one node around
     // it holds the footprint's neighbours
-    let rect = faces.grow(1).intersect(&grid.extent);
-    ws.rect = rect;
+    let rect = faces.grow(1).intersect(extent);
     let len = rect.len();
     // scan by columns only for meshes clearly longer in y (a margin, so that a body
     // about as long in x as in y does not switch from step to step: a node exactly on
     // an edge may fall on either side in the two directions)
     let columns = sum_y > 2.0 * sum_x;
-    ws.raster.zmin.clear();
-    ws.raster.zmin.resize(len, f64::INFINITY);
-    ws.raster.face.clear();
-    ws.raster.face.resize(len, 0);
-    for kf in 0..ws.kept.len() {
-        let tri = mesh.triangles[ws.kept[kf] as usize];
-        rasterize(ws, tri, kf as u32, ds, columns);
+    r.rect = rect;
+    r.zmin.clear();
+    r.zmin.resize(len, f64::INFINITY);
+    r.face.clear();
+    r.face.resize(len, 0);
+    for kf in 0..r.kept.len() {
+        let tri = mesh.triangles[r.kept[kf] as usize];
+        rasterize(r, world, tri, kf as u32, ds, columns);
     }
-    let r = &mut ws.raster;
-    (r.valid, r.ds, r.extent, r.rect, r.idle) = (true, ds, grid.extent, rect, idle);
+    (r.valid, r.ds, r.extent, r.idle) = (true, ds, *extent, idle);
     r.faces = faces;
     r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
     (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
@@ -586,8 +678,20 @@ pub fn evaluate(
         hi = hi.sup(&w);
         ws.world.push(w);
     }
-    // the last scan conversion holds only for the same vertices
-    ws.raster.valid &= ws.world == ws.world_before;
+    // the last scan conversion holds only for the same vertices; one made ahead for
+    // these vertices takes its place
+    if ws.world != ws.world_before {
+        ws.raster.valid = false;
+        if let Some(a) = ws.ahead.as_deref_mut() {
+            if a.raster.valid && a.world == ws.world {
+                std::mem::swap(&mut ws.raster, &mut a.raster);
+                ws.ahead_taken += 1;
+            }
+        }
+    }
+    if let Some(a) = ws.ahead.as_deref_mut() {
+        a.raster.valid = false;
+    }
     let body_rect = Rect {
         i0: (lo.x / ds).ceil() as i32,
         j0: (lo.y / ds).ceil() as i32,
@@ -599,6 +703,7 @@ pub fn evaluate(
         return clear_result(ws);
     }
     let z_top = grid.max_height(base, &body_rect);
+    ws.z_top = z_top;
     if lo.z >= z_top {
         return clear_result(ws);
     }
@@ -616,9 +721,11 @@ pub fn evaluate(
         ws.raster_reuses += 1;
         ws.rect = rect;
     } else {
-        ws.raster.valid = false;
-        match scan_convert(ws, mesh, grid, z_top) {
-            Some(r) => rect = r,
+        match scan_convert(&mut ws.raster, &ws.world, mesh, ds, &grid.extent, z_top) {
+            Some(r) => {
+                rect = r;
+                ws.rect = r;
+            }
             None => return clear_result(ws),
         }
     }
@@ -709,9 +816,6 @@ pub fn evaluate(
         nx = snx;
         ws.rect = sub;
     }
-    // the heights are those of the detection (moved with the window); the rest of the
-    // soil state
-    grid.load_state(&rect, &mut ws.zp, &mut ws.j);
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only
@@ -721,57 +825,87 @@ pub fn evaluate(
         ws.abs_nodes
             .push((rect.i0 + (k % nx) as i32, rect.j0 + (k / nx) as i32));
     }
-    if ws.cached_nodes != ws.abs_nodes {
+    let new_footprint = ws.cached_nodes != ws.abs_nodes;
+    if new_footprint {
         std::mem::swap(&mut ws.cached_nodes, &mut ws.abs_nodes);
-        ws.cached_al = area_and_contour(&ws.mask, nx, &ws.nodes);
         ws.cached_dist = false;
     }
-    let (a_nodes, l_nodes) = ws.cached_al;
-    let area = a_nodes * ds * ds;
-    let contour = l_nodes * ds;
-    let b_eff = if contour > 0.0 {
-        2.0 * area / contour
-    } else {
-        ds
-    };
     // the soil of each node: one class, or the map's class of each window node
     soil_table(p, grid, &mut ws.soils);
-    match grid.soil_map() {
-        Some(m) => m.classes_of(&rect, ds, &mut ws.class),
-        None => ws.class.clear(),
-    }
-    // eq. (7): k = k_c / b_eff + k_phi, per class
-    ws.k_b.clear();
-    ws.k_b
-        .extend(ws.soils.iter().map(|s| s.k_c / b_eff + s.k_phi));
-    // pressure weighting, eq. (6)
-    let mut p_mean = 0.0;
-    ws.zn.clear();
-    let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
-    if ws.class.is_empty() {
-        let (n, k_b) = (p.n, ws.k_b[0]);
-        for &k in &ws.nodes {
-            let k = k as usize;
-            // z^n, once per node (reused for its yield pressure below)
-            let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
-            let zn = bekker(1.0, n, z);
-            ws.zn.push(zn);
-            p_mean += k_b * zn;
-            z_max = z_max.max(z);
+    // The distances of eq. (6) count with cohesion only (chi > 0 below). They depend
+    // on the mask alone: a helper thread finds them while this one loads the soil
+    // state and works out A, L and z^n (little data crosses: the mask in, one distance
+    // per node out)
+    let need_dist = !ws.cached_dist && ws.soils.iter().any(|s| s.c > 0.0);
+    let (mask, nodes) = (&ws.mask, &ws.nodes);
+    let dist = &mut ws.dist;
+    let distances = move || dist.find(mask, nodes, nx, &rect, &foot_box);
+    let (soil, zn, h, zmin) = (&ws.soils, &mut ws.zn, &ws.h, &ws.zmin);
+    let (zp, js, class, k_b, cached_al) = (
+        &mut ws.zp,
+        &mut ws.j,
+        &mut ws.class,
+        &mut ws.k_b,
+        &mut ws.cached_al,
+    );
+    let mut loads = move || {
+        // the heights are those of the detection (moved with the window); the rest
+        // of the soil state
+        grid.load_state(&rect, zp, js);
+        if new_footprint {
+            *cached_al = area_and_contour(mask, nx, nodes);
         }
+        let (a_nodes, l_nodes) = *cached_al;
+        let area = a_nodes * ds * ds;
+        let contour = l_nodes * ds;
+        let b_eff = if contour > 0.0 {
+            2.0 * area / contour
+        } else {
+            ds
+        };
+        match grid.soil_map() {
+            Some(m) => m.classes_of(&rect, ds, class),
+            None => class.clear(),
+        }
+        // eq. (7): k = k_c / b_eff + k_phi, per class
+        k_b.clear();
+        k_b.extend(soil.iter().map(|s| s.k_c / b_eff + s.k_phi));
+        // pressure weighting, eq. (6)
+        let mut p_mean = 0.0;
+        zn.clear();
+        let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
+        if class.is_empty() {
+            let (n, k_b) = (p.n, k_b[0]);
+            for &k in nodes {
+                let k = k as usize;
+                // z^n, once per node (reused for its yield pressure below)
+                let z = h[k] + zp[k] - zmin[k];
+                let x = bekker(1.0, n, z);
+                zn.push(x);
+                p_mean += k_b * x;
+                z_max = z_max.max(z);
+            }
+        } else {
+            for &k in nodes {
+                let k = k as usize;
+                let s = &soil[class[k] as usize];
+                let z = h[k] + zp[k] - zmin[k];
+                let x = bekker(1.0, s.n, z);
+                zn.push(x);
+                p_mean += k_b[class[k] as usize] * x;
+                c_sum += s.c;
+                tan_sum += s.tan_phi;
+                z_max = z_max.max(z);
+            }
+        }
+        (area, contour, b_eff, p_mean, c_sum, tan_sum, z_max)
+    };
+    let (area, contour, b_eff, mut p_mean, c_sum, tan_sum, z_max) = if need_dist {
+        crate::parallel::join(loads, distances).0
     } else {
-        for &k in &ws.nodes {
-            let k = k as usize;
-            let s = &ws.soils[ws.class[k] as usize];
-            let z = ws.h[k] + ws.zp[k] - ws.zmin[k];
-            let zn = bekker(1.0, s.n, z);
-            ws.zn.push(zn);
-            p_mean += ws.k_b[ws.class[k] as usize] * zn;
-            c_sum += s.c;
-            tan_sum += s.tan_phi;
-            z_max = z_max.max(z);
-        }
-    }
+        loads()
+    };
+    ws.cached_dist |= need_dist;
     // the soil update's window: the footprint's box and room for its berm
     let tan_psi = least_tan_repose(&ws.soils);
     let across = foot_box.nx.max(foot_box.ny) as f64 * ds;
@@ -794,33 +928,12 @@ pub fn evaluate(
         0.0
     };
     if chi > 0.0 && !ws.cached_dist {
+        // (cohesion implies need_dist above: not reached)
         ws.cached_dist = true;
-        // the transform over the footprint's bounding box grown by one node only: the
-        // nearest node outside the footprint of any of its nodes lies in that box
-        // (clamping an outside node onto the box brings it no farther), so this is
-        // exact. The footprint never touches the window's edge: the box fits in it.
-        // (the footprint's box, found above, in this window's coordinates)
-        let i0 = (foot_box.i0 - rect.i0) as usize;
-        let j0 = (foot_box.j0 - rect.j0) as usize;
-        let (i1, j1) = (i0 + foot_box.nx as usize - 1, j0 + foot_box.ny as usize - 1);
-        let (i0, i1, j0, j1) = (i0 - 1, i1 + 1, j0 - 1, j1 + 1);
-        let sx = i1 - i0 + 1;
-        ws.sub_mask.clear();
-        for j in j0..=j1 {
-            ws.sub_mask
-                .extend_from_slice(&ws.mask[j * nx + i0..=j * nx + i1]);
-        }
-        ws.edt
-            .outside_distance(&ws.sub_mask, sx, j1 - j0 + 1, &mut ws.sub_dist2);
-        ws.node_dist.clear();
-        for &k in &ws.nodes {
-            let (i, j) = (k as usize % nx, k as usize / nx);
-            ws.node_dist
-                .push(ws.sub_dist2[(j - j0) * sx + (i - i0)].sqrt());
-        }
+        ws.dist.find(&ws.mask, &ws.nodes, nx, &rect, &foot_box);
     }
     if chi > 0.0 {
-        pressure_weights(chi, &ws.node_dist, &mut ws.gamma);
+        pressure_weights(chi, &ws.dist.node, &mut ws.gamma);
     } else {
         ws.gamma.clear();
         ws.gamma.resize(ws.nodes.len(), 1.0);
@@ -854,7 +967,7 @@ pub fn evaluate(
         zp: &ws.zp,
         j: &ws.j,
         face: &ws.face,
-        face_normal: &ws.face_normal,
+        face_normal: &ws.raster.face_normal,
         gamma: &ws.gamma,
         zn: &ws.zn,
     };

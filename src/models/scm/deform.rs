@@ -30,6 +30,57 @@ pub const RADIAL_REST_SPEED: f64 = 1e-3;
 /// Edge of the blocks of footprint nodes whose radial-field sources are lumped, nodes.
 pub const CLUSTER: usize = 4;
 
+/// The radial (sinkage) field of one soil update (Fig. 12 right, Fig. 13): its
+/// sources lumped per node block and the border nodes it feeds. Spread on a helper
+/// thread while the caller walks the parallel field: its own cache lines.
+#[derive(Default)]
+#[repr(align(128))]
+pub struct RadialField {
+    /// The border nodes fed (window indices) and their window coordinates (i, j).
+    nodes: Vec<u32>,
+    i: Vec<f32>,
+    j: Vec<f32>,
+    /// Sources per [`CLUSTER`] x [`CLUSTER`] block of window nodes: volume (m, per
+    /// node area), volume x i, volume x j.
+    cluster: Vec<Vector3<f64>>,
+    /// Weights of one source over the fed nodes.
+    weights: Vec<f32>,
+    /// Soil each fed node receives, m (the order of `nodes`).
+    receive: Vec<f64>,
+}
+
+impl RadialField {
+    /// Every fed node receives a portion of each source's soil falling off as
+    /// 1/distance (the intensity of a plane radial source), normalized per source,
+    /// into `receive`. O(blocks x fed nodes) instead of O(footprint nodes x fed nodes).
+    fn spread(&mut self) {
+        self.receive.clear();
+        self.receive.resize(self.nodes.len(), 0.0);
+        self.weights.resize(self.nodes.len(), 0.0);
+        for c in 0..self.cluster.len() {
+            let [m, mi, mj] = self.cluster[c].into();
+            if m <= 0.0 {
+                continue;
+            }
+            let (i, j) = ((mi / m) as f32, (mj / m) as f32);
+            // plain slices of f32, so that the loop vectorizes (four lanes of sqrt and
+            // div); the weights only share out m, whose sum stays exact to f64
+            // rounding
+            for ((w, &bi), &bj) in self.weights.iter_mut().zip(&self.i).zip(&self.j) {
+                // a block centre can come within half a node of a border node; the
+                // floor keeps the weight finite
+                let r2 = ((bi - i) * (bi - i) + (bj - j) * (bj - j)).max(0.25);
+                *w = 1.0 / r2.sqrt();
+            }
+            let total: f64 = self.weights.iter().map(|&w| w as f64).sum();
+            let scale = m / total;
+            for (&w, r) in self.weights.iter().zip(self.receive.iter_mut()) {
+                *r += w as f64 * scale;
+            }
+        }
+    }
+}
+
 /// Lengths of the runs of footprint nodes from each window node in the four axis
 /// directions (0 outside the footprint), built when a march first needs them.
 pub struct Runs {
@@ -221,8 +272,27 @@ pub fn update(
     dt: f64,
     deform: bool,
 ) {
-    if prepare(p, grid, base, ws, dt, deform) {
+    update_beside(p, grid, base, ws, dt, deform, || {});
+}
+
+/// [`update`], and the caller's work `beside` on a helper thread while the update
+/// spreads its radial field (or on this thread, after the update, when it has none to
+/// spread or no helper is free). `beside` must not touch the soil.
+pub fn update_beside(
+    p: &SoilParams,
+    grid: &mut SoilGrid,
+    base: &Surface,
+    ws: &mut Workspace,
+    dt: f64,
+    deform: bool,
+    beside: impl FnOnce() + Send,
+) {
+    let mut beside = Some(beside);
+    if load(grid, base, ws) && settle_beside(p, grid.ds, ws, dt, deform, &mut beside) {
         commit(grid, base, ws);
+    }
+    if let Some(f) = beside.take() {
+        f();
     }
 }
 
@@ -297,6 +367,39 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
 /// shear displacement, plastic flow, deposition and erosion. True if [`commit`] has
 /// anything to write.
 pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> bool {
+    settle_beside(p, ds, ws, dt, deform, &mut None::<fn()>)
+}
+
+/// [`settle`], taking `side_job` (the `beside` of [`update_beside`]) to run beside
+/// the radial field.
+fn settle_beside<F: FnOnce() + Send>(
+    p: &SoilParams,
+    ds: f64,
+    ws: &mut Workspace,
+    dt: f64,
+    deform: bool,
+    side_job: &mut Option<F>,
+) -> bool {
+    // the side job beside the first part (it needs nothing of it); a helper that
+    // takes it is hot again for the fields' spread
+    let done = match side_job.take() {
+        Some(f) => crate::parallel::join(|| sources(p, ds, ws, dt, deform), f).0,
+        None => sources(p, ds, ws, dt, deform),
+    };
+    match done {
+        Some(result) => result,
+        None => {
+            spread(ws);
+            erode_window(p, ds, ws);
+            true
+        }
+    }
+}
+
+/// The first part of [`settle`]: shear displacement and plastic flow, with the
+/// parallel field's walks and the radial field's sources. Some(result of settle): no
+/// flow follows (no deformation, no footprint or no border; erosion done where due).
+fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> Option<bool> {
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
@@ -341,13 +444,13 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         }
     }
     if !deform {
-        return true;
+        return Some(true);
     }
     if ws.foot.is_empty() {
         // the body is near but touches nothing: what its footprint held up (the walls
         // of its hole or rut) is free now and slumps to the angle of repose
         erode_window(p, ds, ws);
-        return true;
+        return Some(true);
     }
     // the footprint border: nodes outside it next to one inside (Fig. 13), all within
     // one node of the footprint's columns and rows
@@ -365,7 +468,7 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
     if ws.border.is_empty() {
         // no commit follows: what the last one vouched for may be gone
         ws.at_rest.mark = None;
-        return false;
+        return Some(false);
     }
     // The radial (sinkage) field of a moving body feeds the border beside its path:
     // the border ahead is the parallel field's (bulldozing), and the border behind is
@@ -389,21 +492,22 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         along * along <= 0.5 * (di * di + dj * dj) * (speed * speed)
     };
     let moving = speed > RADIAL_REST_SPEED && ws.border.iter().any(|&b| beside(b));
-    ws.border_i.clear();
-    ws.border_j.clear();
-    ws.radial.clear();
+    let rf = &mut ws.radial;
+    rf.nodes.clear();
+    rf.i.clear();
+    rf.j.clear();
     for &b in &ws.border {
         if !moving || beside(b) {
-            ws.radial.push(b);
-            ws.border_i.push((b as usize % nx) as f32);
-            ws.border_j.push((b as usize / nx) as f32);
+            rf.nodes.push(b);
+            rf.i.push((b as usize % nx) as f32);
+            rf.j.push((b as usize / nx) as f32);
         }
     }
-    ws.weights.resize(ws.radial.len(), 0.0);
     let ncx = nx.div_ceil(CLUSTER);
-    ws.cluster.clear();
-    ws.cluster
+    rf.cluster.clear();
+    rf.cluster
         .resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
+    ws.walks.clear();
     for f in &ws.foot {
         let k = f.k as usize;
         let z = ws.h[k] + ws.zp[k] - f.zmin;
@@ -438,14 +542,10 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
             0.0
         };
         // Fig. 13, parallel field: the border node it reaches first along the
-        // horizontal normal velocity receives its share
+        // horizontal normal velocity receives its share (walked below)
         if share > 0.0 {
             if let Some((dx, dy)) = step_dir(vn.x, vn.y) {
-                let q = march(&ws.mask, &mut ws.runs, nx, ny, k, dx, dy);
-                if ws.deposit[q] == 0.0 {
-                    ws.deposited.push(q as u32);
-                }
-                ws.deposit[q] += dz * share;
+                ws.walks.push((k as u32, dx, dy, dz * share));
             }
         }
         // radial field: accumulated per cluster of nodes, spread below
@@ -453,35 +553,39 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         if radial > 0.0 {
             let (i, j) = (k % nx, k / nx);
             let c = (j / CLUSTER) * ncx + i / CLUSTER;
-            ws.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
+            ws.radial.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
         }
     }
-    // radial field (Fig. 12 right, Fig. 13): every border node receives a portion of
-    // each source's soil falling off as 1/distance (the intensity of a plane radial
-    // source), normalized per source. Sources are lumped per CLUSTER x CLUSTER block
-    // at their volume-weighted centre: O(blocks x border) instead of O(nodes x border)
-    for c in 0..ws.cluster.len() {
-        let [m, mi, mj] = ws.cluster[c].into();
-        if m <= 0.0 {
-            continue;
-        }
-        let (i, j) = ((mi / m) as f32, (mj / m) as f32);
-        // plain slices of f32, so that the loop vectorizes (four lanes of sqrt and
-        // div); the weights only share out m, whose sum stays exact to f64 rounding
-        for ((w, &bi), &bj) in ws.weights.iter_mut().zip(&ws.border_i).zip(&ws.border_j) {
-            // a block centre can come within half a node of a border node; the floor
-            // keeps the weight finite
-            let r2 = ((bi - i) * (bi - i) + (bj - j) * (bj - j)).max(0.25);
-            *w = 1.0 / r2.sqrt();
-        }
-        let total: f64 = ws.weights.iter().map(|&w| w as f64).sum();
-        let scale = m / total;
-        for (&w, &b) in ws.weights.iter().zip(&ws.radial) {
+    None
+}
+
+/// The second part of [`settle`]: the parallel field's walks and the radial field's
+/// spread (on a helper thread: it reads the sources and the fed nodes' coordinates,
+/// and hands back one amount per fed node), and the deposits.
+fn spread(ws: &mut Workspace) {
+    let (nx, ny) = (ws.rect.nx as usize, ws.rect.ny as usize);
+    let (mask, runs, walks) = (&ws.mask, &mut ws.runs, &ws.walks);
+    let (deposit, deposited) = (&mut ws.deposit, &mut ws.deposited);
+    let rf = &mut ws.radial;
+    crate::parallel::join(
+        || {
+            for &(k, dx, dy, amount) in walks {
+                let q = march(mask, runs, nx, ny, k as usize, dx, dy);
+                if deposit[q] == 0.0 {
+                    deposited.push(q as u32);
+                }
+                deposit[q] += amount;
+            }
+        },
+        || rf.spread(),
+    );
+    for (&b, &r) in ws.radial.nodes.iter().zip(&ws.radial.receive) {
+        if r > 0.0 {
             let d = &mut ws.deposit[b as usize];
             if *d == 0.0 {
                 ws.deposited.push(b);
             }
-            *d += w as f64 * scale;
+            *d += r;
         }
     }
     // each node that received soil once (every deposit is positive), in any order:
@@ -492,8 +596,6 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
         ws.deposit[k] = 0.0;
         ws.changed[k] = true;
     }
-    erode_window(p, ds, ws);
-    true
 }
 
 /// What a soil update's erosion left at rest: every pair of neighbouring nodes of
