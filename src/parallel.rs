@@ -162,7 +162,8 @@ impl Drop for Close<'_> {
 }
 
 /// Runs `f(i)` for every `i` in `0..n`, each once, on the calling thread and the hot
-/// helpers; returns when all are done. A panic in any item is raised here.
+/// helpers; returns when all are done. Item 0 runs on the calling thread. A panic in
+/// any item is raised here.
 pub fn for_each(n: usize, f: &(dyn Fn(usize) + Sync)) {
     let workers = rayon::current_num_threads().max(1);
     if n <= 1 || workers == 1 {
@@ -190,7 +191,9 @@ pub fn for_each(n: usize, f: &(dyn Fn(usize) + Sync)) {
             helpers,
         };
     }
-    s.next.store(0, SeqCst);
+    // item 0 is the caller's own (its data is in this core's caches; see [`join`]),
+    // the helpers start at 1
+    s.next.store(1, SeqCst);
     s.panicked.store(false, SeqCst);
     s.rest.store(false, SeqCst);
     s.open.store(true, SeqCst);
@@ -203,6 +206,7 @@ pub fn for_each(n: usize, f: &(dyn Fn(usize) + Sync)) {
     }
     {
         let _close = Close(s);
+        f(0);
         loop {
             let i = s.next.fetch_add(1, SeqCst);
             if i >= n {
@@ -349,36 +353,37 @@ pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
     });
 }
 
-/// [`for_each`] over chunks `c` of `chunk` items of two slices of the same length:
-/// `f(c, &mut a[c * chunk..], &mut b[c * chunk..])`, each chunk up to `chunk` long.
-pub fn for_each_chunk_pair<A: Send, B: Send>(
-    a: &mut [A],
-    b: &mut [B],
+/// [`for_each`] over chunks `c` of `chunk` items of a slice, each with its own slot:
+/// `f(c, &mut items[c * chunk..], &mut slots[c])`, each chunk up to `chunk` long and
+/// one slot per chunk.
+pub fn for_each_chunk<A: Send, S: Send>(
+    items: &mut [A],
     chunk: usize,
-    f: impl Fn(usize, &mut [A], &mut [B]) + Sync,
+    slots: &mut [S],
+    f: impl Fn(usize, &mut [A], &mut S) + Sync,
 ) {
+    assert!(chunk > 0, "for_each_chunk: empty chunks");
+    let n = items.len();
     assert_eq!(
-        a.len(),
-        b.len(),
-        "for_each_chunk_pair: slices of unequal length"
+        slots.len(),
+        n.div_ceil(chunk),
+        "for_each_chunk: one slot per chunk"
     );
-    assert!(chunk > 0, "for_each_chunk_pair: empty chunks");
-    struct Ptr<A, B>(*mut A, *mut B);
-    // SAFETY: chunk c covers c * chunk .. (c + 1) * chunk of both slices only, and each
-    // c is handed out once (`for_each`): no two calls alias
-    unsafe impl<A: Send, B: Send> Sync for Ptr<A, B> {}
-    let base = Ptr(a.as_mut_ptr(), b.as_mut_ptr());
-    let n = a.len();
-    for_each(n.div_ceil(chunk), &|c| {
+    struct Ptr<A, S>(*mut A, *mut S);
+    // SAFETY: chunk c covers c * chunk .. (c + 1) * chunk of the items and slot c only,
+    // and each c is handed out once (`for_each`): no two calls alias
+    unsafe impl<A: Send, S: Send> Sync for Ptr<A, S> {}
+    let base = Ptr(items.as_mut_ptr(), slots.as_mut_ptr());
+    for_each(slots.len(), &|c| {
         let base = &base;
         let (start, len) = (c * chunk, chunk.min(n - c * chunk));
-        let (sa, sb) = unsafe {
+        let (sa, slot) = unsafe {
             (
                 std::slice::from_raw_parts_mut(base.0.add(start), len),
-                std::slice::from_raw_parts_mut(base.1.add(start), len),
+                &mut *base.1.add(c),
             )
         };
-        f(c, sa, sb)
+        f(c, sa, slot)
     });
 }
 
@@ -436,14 +441,15 @@ mod tests {
         });
         assert!(r.is_err());
         for n in [0, 5, 64, 65, 1000] {
-            let (mut a, mut b) = (vec![0usize; n], vec![0usize; n]);
-            for_each_chunk_pair(&mut a, &mut b, 16, |c, x, y| {
-                for (k, (x, y)) in x.iter_mut().zip(y).enumerate() {
-                    (*x, *y) = (c * 16 + k, c);
+            let (mut a, mut b) = (vec![0usize; n], vec![0usize; n.div_ceil(16)]);
+            for_each_chunk(&mut a, 16, &mut b, |c, x, y| {
+                for (k, x) in x.iter_mut().enumerate() {
+                    *x = c * 16 + k;
                 }
+                *y = c + 1;
             });
             assert!(a.iter().enumerate().all(|(i, &x)| x == i));
-            assert!(b.iter().enumerate().all(|(i, &c)| c == i / 16));
+            assert!(b.iter().enumerate().all(|(c, &y)| y == c + 1));
         }
         // ordered commits: each item reads its own cell of the state, works on it
         // (unevenly long, so later items often finish first) and writes it back, in

@@ -217,6 +217,12 @@ pub fn scan_ahead(
     let _ = scan_convert(&mut ahead.raster, &ahead.world, mesh, ds, extent, z_top);
 }
 
+/// The sums of eq. (9) over one chunk of footprint nodes, in its own cache lines (a
+/// helper thread writes it).
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(align(128))]
+struct ChunkSum(ContactResult);
+
 /// Work buffers of one body (reused from step to step: no allocation once warm).
 #[derive(Default)]
 pub struct Workspace {
@@ -252,8 +258,8 @@ pub struct Workspace {
     pub nodes: Vec<u32>,
     /// Node data of the footprint nodes, same order.
     pub foot: Vec<FootNode>,
-    /// Each footprint node's share of the totals, same order.
-    node_out: Vec<NodeOut>,
+    /// The sums of eq. (9) per chunk of a large footprint's nodes.
+    chunk_sums: Vec<ChunkSum>,
     /// Each footprint node's distance to the nearest node outside (eq. (6)).
     dist: Distances,
     gamma: Vec<f64>,
@@ -439,9 +445,9 @@ fn scan<const T: bool>(
 }
 
 /// Footprints with at least this many nodes compute their node forces in parallel.
-pub const PARALLEL_NODES: usize = 4096;
+pub const PARALLEL_NODES: usize = 512;
 /// Nodes per parallel task.
-const PARALLEL_CHUNK: usize = 1024;
+const PARALLEL_CHUNK: usize = 256;
 
 /// What one footprint node adds to the totals of eq. (9).
 #[derive(Debug, Clone, Copy, Default)]
@@ -974,24 +980,38 @@ pub fn evaluate(
     let count = ws.nodes.len();
     ws.foot.resize(count, FootNode::default());
     if count >= PARALLEL_NODES {
-        ws.node_out.resize(count, NodeOut::default());
+        // per chunk of PARALLEL_CHUNK nodes its own sums, in node order; the chunks'
+        // sums in chunk order: the same bits for any thread count (the chunks do not
+        // depend on it), and little crosses between cores
+        let chunks = count.div_ceil(PARALLEL_CHUNK);
+        ws.chunk_sums.clear();
+        ws.chunk_sums.resize(chunks, ChunkSum::default());
         let nodes = &ws.nodes;
-        crate::parallel::for_each_chunk_pair(
+        crate::parallel::for_each_chunk(
             &mut ws.foot,
-            &mut ws.node_out,
             PARALLEL_CHUNK,
-            |c, foot, out| {
+            &mut ws.chunk_sums,
+            |c, foot, sum| {
                 let m0 = c * PARALLEL_CHUNK;
-                for (o, (fo, no)) in foot.iter_mut().zip(out).enumerate() {
-                    (*fo, *no) = node.force(m0 + o, nodes[m0 + o] as usize);
+                let mut part = ContactResult::default();
+                for (o, fo) in foot.iter_mut().enumerate() {
+                    let (f, out) = node.force(m0 + o, nodes[m0 + o] as usize);
+                    *fo = f;
+                    out.add_to(&mut part);
                 }
+                sum.0 = part;
             },
         );
-        for o in &ws.node_out {
-            o.add_to(&mut res);
+        for c in &ws.chunk_sums {
+            let c = &c.0;
+            res.force += c.force;
+            res.torque += c.torque;
+            res.sinkage = res.sinkage.max(c.sinkage);
+            res.k_zz += c.k_zz;
+            res.c_zz += c.c_zz;
         }
     } else {
-        // summed as they come: the same order, so the same bits, without the slots
+        // summed as they come, in node order
         for (m, (&k, fo)) in ws.nodes.iter().zip(ws.foot.iter_mut()).enumerate() {
             let (f, o) = node.force(m, k as usize);
             *fo = f;
