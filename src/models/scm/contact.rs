@@ -238,17 +238,14 @@ pub struct Workspace {
     pub ahead_taken: u64,
     /// The soil top of the last evaluation below the body, m (-inf: none).
     pub z_top: f64,
-    /// The window of the last evaluation: the footprint's box and one node around it.
+    /// The window of the last evaluation: the box of the faces reaching below the
+    /// soil top and one node around it.
     pub rect: Rect,
     /// The window of the soil update that follows: the footprint's box and
     /// [`MARGIN`] (room for deposition and erosion), or with no footprint the kept
     /// faces' box and [`MARGIN`]. Bodies whose update windows do not overlap can
     /// prepare their updates in parallel.
     pub update_rect: Rect,
-    /// Lowest mesh point above each window node, m (+inf: none).
-    pub zmin: Vec<f64>,
-    /// Kept-face index of that point.
-    face: Vec<u32>,
     pub(crate) h: Vec<f64>,
     pub(crate) zp: Vec<f64>,
     pub(crate) j: Vec<f64>,
@@ -720,7 +717,7 @@ pub fn evaluate(
         && raster.triangles == (mesh.triangles.as_ptr() as usize, mesh.triangles.len())
         && raster.hi_kept < z_top
         && z_top <= raster.lo_excluded;
-    let mut rect;
+    let rect;
     if reuse {
         // the same faces at the same place: the same window, lowest points and faces
         rect = raster.rect;
@@ -740,7 +737,7 @@ pub fn evaluate(
     grid.load_heights(base, &rect, &mut ws.h);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
     // window's edge, whose neighbours are unknown)
-    let mut nx = rect.nx as usize;
+    let nx = rect.nx as usize;
     ws.mask.clear();
     ws.mask.resize(len, false);
     ws.nodes.clear();
@@ -772,16 +769,15 @@ pub fn evaluate(
             .intersect(&grid.extent);
         ws.mask.clear();
         ws.mask.resize(ws.rect.len(), false);
-        ws.zmin.clear();
-        ws.face.clear();
         ws.result = ContactResult::default();
         add_side_pressure(p, grid, base, mesh, motion, ws, z_top);
         return ws.result;
     }
-    // the window shrinks to the footprint's box and one node around it (the faces'
-    // box is larger: it holds all of the body below the highest soil around); the
-    // soil update's window adds a margin for deposition and erosion (below, once the
-    // footprint's depth is known)
+    // the footprint's box: for the distances and the soil update's window (which adds
+    // a margin for deposition and erosion, below, once the footprint's depth is
+    // known). The window stays the scan conversion's: its lowest points and faces
+    // are read where they are (the footprint's box would need copies of them, more
+    // than the state of the nodes between the two boxes costs to load)
     let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
     for &k in &ws.nodes {
         let (i, j) = (k as usize % nx, k as usize / nx);
@@ -793,35 +789,6 @@ pub fn evaluate(
         nx: (a1 - a0 + 1) as i32,
         ny: (b1 - b0 + 1) as i32,
     };
-    let sub = foot_box.grow(1).intersect(&rect);
-    // the lowest points and faces of the final window, out of the scan conversion
-    // (which stays whole for the next evaluation)
-    ws.zmin.clear();
-    ws.face.clear();
-    if sub == rect {
-        ws.zmin.extend_from_slice(&ws.raster.zmin);
-        ws.face.extend_from_slice(&ws.raster.face);
-    } else {
-        let (di, dj) = ((sub.i0 - rect.i0) as usize, (sub.j0 - rect.j0) as usize);
-        let snx = sub.nx as usize;
-        // mask rows move to lower indices only: copying forward in order is safe
-        for jj in 0..sub.ny as usize {
-            let (from, to) = ((jj + dj) * nx + di, jj * snx);
-            ws.zmin.extend_from_slice(&ws.raster.zmin[from..from + snx]);
-            ws.face.extend_from_slice(&ws.raster.face[from..from + snx]);
-            ws.mask.copy_within(from..from + snx, to);
-            ws.h.copy_within(from..from + snx, to);
-        }
-        ws.mask.truncate(sub.len());
-        ws.h.truncate(sub.len());
-        for k in ws.nodes.iter_mut() {
-            let (i, j) = (*k as usize % nx - di, *k as usize / nx - dj);
-            *k = (j * snx + i) as u32;
-        }
-        rect = sub;
-        nx = snx;
-        ws.rect = sub;
-    }
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only
@@ -846,7 +813,7 @@ pub fn evaluate(
     let (mask, nodes) = (&ws.mask, &ws.nodes);
     let dist = &mut ws.dist;
     let distances = move || dist.find(mask, nodes, nx, &rect, &foot_box);
-    let (soil, zn, h, zmin) = (&ws.soils, &mut ws.zn, &ws.h, &ws.zmin);
+    let (soil, zn, h, zmin) = (&ws.soils, &mut ws.zn, &ws.h, &ws.raster.zmin);
     let (zp, js, class, k_b, cached_al) = (
         &mut ws.zp,
         &mut ws.j,
@@ -968,11 +935,11 @@ pub fn evaluate(
         class: &ws.class,
         k_b: &ws.k_b,
         da,
-        zmin: &ws.zmin,
+        zmin: &ws.raster.zmin,
         h: &ws.h,
         zp: &ws.zp,
         j: &ws.j,
-        face: &ws.face,
+        face: &ws.raster.face,
         face_normal: &ws.raster.face_normal,
         gamma: &ws.gamma,
         zn: &ws.zn,
