@@ -249,6 +249,11 @@ pub struct Workspace {
     pub(crate) h: Vec<f64>,
     pub(crate) zp: Vec<f64>,
     pub(crate) j: Vec<f64>,
+    /// The soil update's own window buffers, swapped with `h`, `zp`, `j` and `mask`
+    /// while an update runs (see [`super::deform::load`]): apart from the
+    /// evaluation's, which a helper thread reads, so that writing them moves no cache
+    /// line back, and kept between updates for the next window's overlap.
+    pub(crate) update_bufs: super::deform::UpdateBuffers,
     /// Footprint mask over the window.
     pub mask: Vec<bool>,
     /// Footprint nodes (window indices), row-major order.
@@ -287,8 +292,8 @@ pub struct Workspace {
     /// The soil of the update window is as the last commit left it (see
     /// [`super::deform::AtRest`]).
     pub(crate) at_rest_valid: bool,
-    /// Every soil update passes over its whole window: the shear reset and the
-    /// erosion's first sweep (for tests: the result must not change).
+    /// Every soil update passes over its whole window: the load, the shear reset and
+    /// the erosion's first sweep (for tests: the result must not change).
     pub(crate) full_sweeps: bool,
     /// Erosions that started from the last update's rest (for tests).
     pub(crate) seeded_erosions: u64,
@@ -670,6 +675,8 @@ pub fn evaluate(
     ws: &mut Workspace,
 ) -> ContactResult {
     let ds = grid.ds;
+    // the evaluation's window buffers (a soil update may have left its own in place)
+    super::deform::put_back(ws);
     // vertices to world, and the body's bounds
     std::mem::swap(&mut ws.world, &mut ws.world_before);
     ws.world.clear();

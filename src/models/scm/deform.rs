@@ -30,6 +30,43 @@ pub const RADIAL_REST_SPEED: f64 = 1e-3;
 /// Edge of the blocks of footprint nodes whose radial-field sources are lumped, nodes.
 pub const CLUSTER: usize = 4;
 
+/// A soil update's window buffers: heights, plastic sinkage, shear displacement and
+/// footprint mask, kept apart from the evaluation's (see [`load`], [`put_back`]).
+#[derive(Default)]
+pub struct UpdateBuffers {
+    h: Vec<f64>,
+    zp: Vec<f64>,
+    j: Vec<f64>,
+    mask: Vec<bool>,
+    /// They are in the workspace's `h`, `zp`, `j`, `mask` (an update runs).
+    swapped: bool,
+    /// The window they hold the soil of, as of a mark: the last commit's (None after
+    /// an update that did not commit).
+    valid: Option<(Rect, Mark)>,
+    /// Work buffers of [`SoilGrid::load_over`].
+    spare: [Vec<f64>; 3],
+    /// Loads that took the overlap from these buffers (for tests).
+    pub(crate) reused: u64,
+}
+
+/// Swaps the update's buffers with the evaluation's in `ws`.
+fn swap_buffers(ws: &mut Workspace) {
+    let u = &mut ws.update_bufs;
+    std::mem::swap(&mut ws.h, &mut u.h);
+    std::mem::swap(&mut ws.zp, &mut u.zp);
+    std::mem::swap(&mut ws.j, &mut u.j);
+    std::mem::swap(&mut ws.mask, &mut u.mask);
+    u.swapped = !u.swapped;
+}
+
+/// Puts the evaluation's window buffers back in place in `ws` after a soil update
+/// (the update's stay aside, for its next window).
+pub fn put_back(ws: &mut Workspace) {
+    if ws.update_bufs.swapped {
+        swap_buffers(ws);
+    }
+}
+
 /// The radial (sinkage) field of one soil update (Fig. 12 right, Fig. 13): its
 /// sources lumped per node block and the border nodes it feeds. Spread on a helper
 /// thread while the caller walks the parallel field: its own cache lines.
@@ -299,6 +336,8 @@ pub fn update_beside(
 /// Writes what [`prepare`] computed into the soil.
 pub fn commit(grid: &mut SoilGrid, base: &Surface, ws: &mut Workspace) {
     grid.store(base, &ws.rect, &ws.h, &ws.zp, &ws.j, &ws.changed);
+    // the buffers hold the soil of the window as stored
+    ws.update_bufs.valid = Some((ws.rect, grid.mark()));
     // the window as the erosion left it, as of this store (see `erode_window`)
     if std::mem::take(&mut ws.at_rest_next) {
         std::mem::swap(&mut ws.at_rest, &mut ws.at_rest_spare);
@@ -332,24 +371,56 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     if ws.update_rect.is_empty() {
         return false;
     }
-    // from the evaluation's window (the footprint and one node around it) to the
-    // update's (MARGIN around it): the footprint mask and nodes move over
-    if ws.rect != ws.update_rect {
-        let (e, u) = (ws.rect, ws.update_rect);
-        let (di, dj) = ((e.i0 - u.i0) as usize, (e.j0 - u.j0) as usize);
-        let (enx, unx) = (e.nx as usize, u.nx as usize);
-        ws.mask.clear();
-        ws.mask.resize(u.len(), false);
-        for f in ws.foot.iter_mut() {
-            let k = f.k as usize;
-            let q = (k / enx + dj) * unx + k % enx + di;
-            f.k = q as u32;
-            ws.mask[q] = true;
-        }
-        ws.rect = u;
+    // the update's own buffers (the evaluation's stay as they are)
+    if !ws.update_bufs.swapped {
+        swap_buffers(ws);
     }
-    // the soil as it is now (another body's update may have changed it)
-    grid.load(base, &ws.rect, &mut ws.h, &mut ws.zp, &mut ws.j);
+    // from the evaluation's window to the update's (the footprint's box and a margin
+    // around it): the footprint nodes move over, the mask is theirs
+    let (e, u) = (ws.rect, ws.update_rect);
+    let (di, dj) = ((e.i0 - u.i0) as usize, (e.j0 - u.j0) as usize);
+    let (enx, unx) = (e.nx as usize, u.nx as usize);
+    ws.mask.clear();
+    ws.mask.resize(u.len(), false);
+    for f in ws.foot.iter_mut() {
+        let k = f.k as usize;
+        let q = (k / enx + dj) * unx + k % enx + di;
+        f.k = q as u32;
+        ws.mask[q] = true;
+    }
+    ws.rect = u;
+    // the soil as it is now (another body's update may have changed it): what the
+    // last commit left in these buffers where nothing wrote since, read where not
+    let bufs = &mut ws.update_bufs;
+    match bufs.valid.take() {
+        Some((old, mark))
+            if !ws.full_sweeps
+                && grid.unchanged_since(mark, &old)
+                && !old.intersect(&u).is_empty() =>
+        {
+            // the same window (about half the updates of a rolling wheel): as it is
+            bufs.reused += 1;
+            if old == u {
+                return load_classes(grid, ws);
+            }
+            grid.load_over(
+                base,
+                &u,
+                &old,
+                &mut ws.h,
+                &mut ws.zp,
+                &mut ws.j,
+                &mut bufs.spare,
+            );
+        }
+        _ => grid.load(base, &u, &mut ws.h, &mut ws.zp, &mut ws.j),
+    }
+    load_classes(grid, ws)
+}
+
+/// The rest of [`load`]: whether the erosion may start from the last rest, and the
+/// soil classes of the window. True.
+fn load_classes(grid: &SoilGrid, ws: &mut Workspace) -> bool {
     ws.at_rest_valid = ws
         .at_rest
         .mark

@@ -411,9 +411,76 @@ impl SoilGrid {
         self.load_into(Some(base), rect, Some(h), None);
     }
 
+    /// [`SoilGrid::load`] of `rect` into `h`, `zp`, `js`, which hold the soil of the
+    /// window `old` as it still is (the caller knows it: see
+    /// [`SoilGrid::unchanged_since`]): the rows' overlap with `old` moves over from
+    /// them, the rest is read. `spare` are work buffers (they swap with the three).
+    #[allow(clippy::too_many_arguments)]
+    pub fn load_over(
+        &self,
+        base: &Surface,
+        rect: &Rect,
+        old: &Rect,
+        h: &mut Vec<f64>,
+        zp: &mut Vec<f64>,
+        js: &mut Vec<f64>,
+        spare: &mut [Vec<f64>; 3],
+    ) {
+        debug_assert_eq!(h.len(), old.len());
+        let [sh, szp, sjs] = spare;
+        sh.clear();
+        szp.clear();
+        sjs.clear();
+        let both = rect.intersect(old);
+        let onx = old.nx as usize;
+        for j in rect.j0..rect.j0 + rect.ny {
+            let row = |i0: i32, i1: i32| Rect {
+                i0,
+                j0: j,
+                nx: i1 - i0,
+                ny: 1,
+            };
+            if both.is_empty() || j < both.j0 || j >= both.j0 + both.ny {
+                let r = row(rect.i0, rect.i0 + rect.nx);
+                self.append(Some(base), &r, Some(sh), Some((szp, sjs)));
+                continue;
+            }
+            let r = row(rect.i0, both.i0);
+            self.append(Some(base), &r, Some(sh), Some((szp, sjs)));
+            let from = (j - old.j0) as usize * onx + (both.i0 - old.i0) as usize;
+            let to = from + both.nx as usize;
+            sh.extend_from_slice(&h[from..to]);
+            szp.extend_from_slice(&zp[from..to]);
+            sjs.extend_from_slice(&js[from..to]);
+            let r = row(both.i0 + both.nx, rect.i0 + rect.nx);
+            self.append(Some(base), &r, Some(sh), Some((szp, sjs)));
+        }
+        std::mem::swap(h, sh);
+        std::mem::swap(zp, szp);
+        std::mem::swap(js, sjs);
+    }
+
     /// The heights (over `base`, which they need) and the plastic sinkage and shear
     /// displacement of `rect`, each where asked for.
     fn load_into(
+        &self,
+        base: Option<&Surface>,
+        rect: &Rect,
+        mut h: Option<&mut Vec<f64>>,
+        mut state: Option<(&mut Vec<f64>, &mut Vec<f64>)>,
+    ) {
+        if let Some(h) = h.as_mut() {
+            h.clear();
+        }
+        if let Some((zp, js)) = state.as_mut() {
+            zp.clear();
+            js.clear();
+        }
+        self.append(base, rect, h, state);
+    }
+
+    /// [`SoilGrid::load_into`] appending to the buffers (row by row).
+    fn append(
         &self,
         base: Option<&Surface>,
         rect: &Rect,
@@ -424,13 +491,6 @@ impl SoilGrid {
             h.is_none() || base.is_some(),
             "heights need the base surface"
         );
-        if let Some(h) = h.as_mut() {
-            h.clear();
-        }
-        if let Some((zp, js)) = state.as_mut() {
-            zp.clear();
-            js.clear();
-        }
         if rect.is_empty() {
             return;
         }

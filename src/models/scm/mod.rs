@@ -298,7 +298,7 @@ mod tests {
     /// rest, and the shear reset only the nodes that can hold a shear displacement
     /// (deform::AtRest): the same soil, bit for bit, as full passes, for a body
     /// sinking and sliding across nodes (its windows shift), for two bodies whose
-    /// windows overlap (each one's store spoils the other's record), and across a
+    /// windows overlap (each one's store spoils the other's record and buffers), and across a
     /// restore of an earlier soil (a new history), on flat soil and on a base surface
     /// with a cliff steeper than the repose slope that the windows reach.
     #[test]
@@ -347,6 +347,19 @@ mod tests {
                 }
             }
             assert!(wf.iter().all(|w| w.seeded_erosions == 0));
+            // the loads over the last window's buffers: all but the first and the one
+            // after the restore for one body or two far apart, none for two close
+            // together (each one's store writes into the other's window)
+            assert!(wf.iter().all(|w| w.update_bufs.reused == 0));
+            let loads: u64 = wsd.iter().map(|w| w.update_bufs.reused).sum();
+            if xs[0] == 0.0 && xs.len() == 2 {
+                assert_eq!(loads, 0, "{base:?}");
+            } else {
+                assert!(
+                    loads + 3 * xs.len() as u64 >= 60 * xs.len() as u64,
+                    "{loads} {xs:?}"
+                );
+            }
             let n: u64 = wsd.iter().map(|w| w.seeded_erosions).sum();
             // one body, or two far apart: every update but the first one or two (the
             // sphere touches the soil from step 0 or 1) and the one after the
