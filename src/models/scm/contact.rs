@@ -189,9 +189,27 @@ impl Distances {
 #[derive(Default)]
 #[repr(align(128))]
 pub struct Ahead {
-    /// The mesh's vertices in world at that pose.
+    /// The pose and the mesh (its vertices' address and count) it was made for.
+    iso: Isometry3<f64>,
+    mesh: (usize, usize),
+    /// The mesh's vertices in world at that pose, and their bounds.
     world: Vec<Vector3<f64>>,
+    lo: Vector3<f64>,
+    hi: Vector3<f64>,
     raster: Raster,
+}
+
+impl Ahead {
+    /// Made for `mesh` at exactly `iso` (to the bit: the world vertices are then the
+    /// ones an evaluation there computes).
+    fn made_for(&self, iso: &Isometry3<f64>, mesh: &TriMesh) -> bool {
+        let bits = |i: &Isometry3<f64>| {
+            let (q, t) = (i.rotation.coords, i.translation.vector);
+            [q.x, q.y, q.z, q.w, t.x, t.y, t.z].map(f64::to_bits)
+        };
+        self.mesh == (mesh.vertices.as_ptr() as usize, mesh.vertices.len())
+            && bits(&self.iso) == bits(iso)
+    }
 }
 
 /// Scan-converts `mesh` at the pose `iso` against the soil top `z_top` (m) on a grid
@@ -208,13 +226,29 @@ pub fn scan_ahead(
     z_top: f64,
     ahead: &mut Ahead,
 ) {
-    ahead.world.clear();
-    ahead.world.extend(
-        mesh.vertices
-            .iter()
-            .map(|v| (iso * Point3::from(*v)).coords),
-    );
+    ahead.iso = *iso;
+    ahead.mesh = (mesh.vertices.as_ptr() as usize, mesh.vertices.len());
+    (ahead.lo, ahead.hi) = to_world(mesh, iso, &mut ahead.world);
     let _ = scan_convert(&mut ahead.raster, &ahead.world, mesh, ds, extent, z_top);
+}
+
+/// The vertices of `mesh` at the pose `iso` into `world`, and their bounds (lowest
+/// and highest coordinates).
+fn to_world(
+    mesh: &TriMesh,
+    iso: &Isometry3<f64>,
+    world: &mut Vec<Vector3<f64>>,
+) -> (Vector3<f64>, Vector3<f64>) {
+    world.clear();
+    let mut lo = Vector3::repeat(f64::INFINITY);
+    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
+    for v in &mesh.vertices {
+        let w = (iso * Point3::from(*v)).coords;
+        lo = lo.inf(&w);
+        hi = hi.sup(&w);
+        world.push(w);
+    }
+    (lo, hi)
 }
 
 /// The sums of eq. (9) over one chunk of footprint nodes, in its own cache lines (a
@@ -677,28 +711,29 @@ pub fn evaluate(
     let ds = grid.ds;
     // the evaluation's window buffers (a soil update may have left its own in place)
     super::deform::put_back(ws);
-    // vertices to world, and the body's bounds
+    // vertices to world, and the body's bounds: made ahead for this very pose (with
+    // the scan conversion, see `scan_ahead`), or here; the last scan conversion holds
+    // only for the same vertices
     std::mem::swap(&mut ws.world, &mut ws.world_before);
-    ws.world.clear();
-    let mut lo = Vector3::repeat(f64::INFINITY);
-    let mut hi = Vector3::repeat(f64::NEG_INFINITY);
-    for v in &mesh.vertices {
-        let w = (motion.iso * Point3::from(*v)).coords;
-        lo = lo.inf(&w);
-        hi = hi.sup(&w);
-        ws.world.push(w);
-    }
-    // the last scan conversion holds only for the same vertices; one made ahead for
-    // these vertices takes its place
-    if ws.world != ws.world_before {
-        ws.raster.valid = false;
-        if let Some(a) = ws.ahead.as_deref_mut() {
-            if a.raster.valid && a.world == ws.world {
-                std::mem::swap(&mut ws.raster, &mut a.raster);
-                ws.ahead_taken += 1;
-            }
+    let ahead = ws
+        .ahead
+        .as_deref_mut()
+        .filter(|a| a.raster.valid && a.made_for(&motion.iso, mesh));
+    let (lo, hi) = match ahead {
+        Some(a) => {
+            std::mem::swap(&mut ws.world, &mut a.world);
+            std::mem::swap(&mut ws.raster, &mut a.raster);
+            ws.ahead_taken += 1;
+            (a.lo, a.hi)
         }
-    }
+        None => {
+            let bounds = to_world(mesh, &motion.iso, &mut ws.world);
+            if ws.world != ws.world_before {
+                ws.raster.valid = false;
+            }
+            bounds
+        }
+    };
     if let Some(a) = ws.ahead.as_deref_mut() {
         a.raster.valid = false;
     }

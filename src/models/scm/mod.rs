@@ -117,7 +117,7 @@ impl SoilParams {
 mod tests {
     use super::*;
     use crate::models::terrain::Surface;
-    use nalgebra::{Isometry3, Vector3};
+    use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 
     fn flat() -> Surface {
         Surface::Plane {
@@ -252,6 +252,68 @@ mod tests {
         // the soil top around the wheel changes: most, not all, evaluations reuse
         eprintln!("reused the scan conversion {reused} of 60 times");
         assert!(reused >= 30, "reused {reused} of 60");
+    }
+
+    /// A scan conversion made ahead (`contact::scan_ahead`, beside the soil update) is
+    /// taken only by an evaluation at exactly its pose, and gives the result of
+    /// scan-converting there: a wheel rolling on, with the pose ahead right, off by
+    /// 1e-12 m in x or turned by 1e-12 rad more (the evaluation must not take those).
+    #[test]
+    fn a_scan_made_ahead_is_taken_at_its_pose_only_and_changes_nothing() {
+        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
+        let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
+        let mesh = TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64);
+        let mut ws = Workspace::default();
+        let motion = |s: usize| BodyMotion {
+            iso: Isometry3::new(
+                Vector3::new(0.002 * s as f64, 0.0, 0.19 - 0.0002 * s as f64),
+                Vector3::y() * 0.01 * s as f64,
+            ),
+            v: Vector3::new(0.1, 0.0, -0.01),
+            w: Vector3::new(0.0, 0.5, 0.0),
+        };
+        let mut taken = 0;
+        for s in 0..60 {
+            let here = evaluate(&p, &grid, &base, &mesh, &motion(s), &mut ws);
+            let mut fresh = Workspace::default();
+            assert_eq!(
+                here,
+                evaluate(&p, &grid, &base, &mesh, &motion(s), &mut fresh),
+                "step {s}"
+            );
+            assert_eq!(ws.foot, fresh.foot, "step {s}");
+            // ahead for the next pose, or one off by a hair in x, or turned a hair
+            let mut next = motion(s + 1).iso;
+            match s % 3 {
+                0 => {}
+                1 => next.translation.vector.x += 1e-12,
+                _ => {
+                    next.rotation =
+                        UnitQuaternion::from_euler_angles(0.0, 0.01 * (s + 1) as f64 + 1e-12, 0.0)
+                }
+            }
+            let mut ahead = ws.ahead.take().unwrap_or_default();
+            contact::scan_ahead(&mesh, &next, ds, &grid.extent, ws.z_top, &mut ahead);
+            ws.ahead = Some(ahead);
+            deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
+            let before = ws.ahead_taken;
+            // the evaluation of the next step (above) takes it or not
+            let _ = evaluate(&p, &grid, &base, &mesh, &motion(s + 1), &mut ws);
+            let took = ws.ahead_taken - before;
+            assert_eq!(took, u64::from(s % 3 == 0), "step {s}");
+            taken += took;
+            // and the same result as anew (the next iteration evaluates again at that
+            // pose, reusing its own scan: compare here too)
+            let mut fresh = Workspace::default();
+            assert_eq!(
+                ws.result,
+                evaluate(&p, &grid, &base, &mesh, &motion(s + 1), &mut fresh),
+                "step {s}"
+            );
+            assert_eq!(ws.foot, fresh.foot, "step {s}");
+        }
+        assert_eq!(taken, 20);
+        assert!(ws.result.force.z > 10.0, "the wheel carries load");
     }
 
     /// Bodies with disjoint windows: preparing all updates, then committing them in
