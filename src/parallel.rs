@@ -2,14 +2,16 @@
 //!
 //! A model step forks small jobs (one per SCM body, 20 to 200 us each) two or three
 //! times per step, and one body's step forks pairs of 10 to 20 us ([`join`]: the
-//! scan conversion of its next pose beside its soil update, and two more). Rayon parks its idle workers, and waking a parked thread costs
-//! about 100 us on virtual machines like this project's (measured: a `par_iter` over
-//! six trivial items takes 15 us back to back, 100 to 140 us after the calling thread
-//! worked 50 to 200 us in between), which ate a third of a six-wheel rover step.
-//! Here the calling thread takes part in its own job, and the helpers spin for
-//! [`SPIN`] after each job before they park (OpenMP's runtimes do the same, for 200 ms
-//! by default): a job that follows within a step finds them awake, and a helper that
-//! is still asleep only misses items, it never delays the caller.
+//! scan conversion of its next pose beside its soil update, and two more) and its
+//! node-force chunks ([`for_each_chunk`]). Rayon parks its idle workers, and waking a
+//! parked thread costs about 100 us on virtual machines like this project's
+//! (measured: a `par_iter` over six trivial items takes 15 us back to back, 100 to
+//! 140 us after the calling thread worked 50 to 200 us in between), which ate a third
+//! of a six-wheel rover step. Here the calling thread takes part in its own job, and
+//! the helpers spin for [`SPIN`] after each job before they park (OpenMP's runtimes do
+//! the same, for 200 ms by default): a job that follows within a step finds them
+//! awake, and a helper that is still asleep only misses items, it never delays the
+//! caller.
 //!
 //! Results do not depend on which thread runs an item: each item writes only its own
 //! slot, callers combine the slots in item order.

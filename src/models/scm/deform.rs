@@ -313,8 +313,9 @@ pub fn update(
 }
 
 /// [`update`], and the caller's work `beside` on a helper thread while the update
-/// spreads its radial field (or on this thread, after the update, when it has none to
-/// spread or no helper is free). `beside` must not touch the soil.
+/// works out the shear displacement and the plastic flow (on this thread instead when
+/// no helper is free, and after the update when the window could not be loaded).
+/// `beside` must not touch the soil or the workspace.
 pub fn update_beside(
     p: &SoilParams,
     grid: &mut SoilGrid,
@@ -376,15 +377,22 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
         swap_buffers(ws);
     }
     // from the evaluation's window to the update's (the footprint's box and a margin
-    // around it): the footprint nodes move over, the mask is theirs
+    // around it): the footprint nodes move over, the mask is theirs. The evaluation's
+    // window (the scan conversion's) may reach past the update's on some side; the
+    // footprint lies inside both
     let (e, u) = (ws.rect, ws.update_rect);
-    let (di, dj) = ((e.i0 - u.i0) as usize, (e.j0 - u.j0) as usize);
+    let (di, dj) = ((e.i0 - u.i0) as isize, (e.j0 - u.j0) as isize);
     let (enx, unx) = (e.nx as usize, u.nx as usize);
     ws.mask.clear();
     ws.mask.resize(u.len(), false);
     for f in ws.foot.iter_mut() {
         let k = f.k as usize;
-        let q = (k / enx + dj) * unx + k % enx + di;
+        let (i, j) = ((k % enx) as isize + di, (k / enx) as isize + dj);
+        debug_assert!(
+            i >= 0 && j >= 0 && (i as usize) < unx,
+            "footprint node off the window"
+        );
+        let q = j as usize * unx + i as usize;
         f.k = q as u32;
         ws.mask[q] = true;
     }
@@ -442,7 +450,7 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
 }
 
 /// [`settle`], taking `side_job` (the `beside` of [`update_beside`]) to run beside
-/// the radial field.
+/// its first part ([`sources`]).
 fn settle_beside<F: FnOnce() + Send>(
     p: &SoilParams,
     ds: f64,
