@@ -108,8 +108,7 @@ struct Raster {
     extent: Rect,
     /// The mesh's triangles (address and count; the vertices are compared in world).
     triangles: (usize, usize),
-    /// The window before it shrinks to the footprint: the kept faces' box and one
-    /// node around it.
+    /// The evaluation's window: the kept faces' box and one node around it.
     rect: Rect,
     /// The kept faces' box and [`MARGIN`]: the evaluation's window when there is no
     /// footprint.
@@ -255,7 +254,7 @@ fn to_world(
 /// helper thread writes it).
 #[derive(Debug, Clone, Copy, Default)]
 #[repr(align(128))]
-struct ChunkSum(ContactResult);
+struct ChunkSum(NodeOut);
 
 /// Work buffers of one body (reused from step to step: no allocation once warm).
 #[derive(Default)]
@@ -496,8 +495,17 @@ struct NodeOut {
 }
 
 impl NodeOut {
-    /// Adds this node's share to the totals of eq. (9).
+    /// Adds the share `o` (of a node or of a group of nodes) to this one.
     #[inline]
+    fn merge(&mut self, o: &NodeOut) {
+        self.f += o.f;
+        self.torque += o.torque;
+        self.z = self.z.max(o.z);
+        self.k_zz += o.k_zz;
+        self.c_zz += o.c_zz;
+    }
+
+    /// Adds these shares to the totals of eq. (9).
     fn add_to(&self, res: &mut ContactResult) {
         res.force += self.f;
         res.torque += self.torque;
@@ -988,6 +996,7 @@ pub fn evaluate(
     };
     let count = ws.nodes.len();
     ws.foot.resize(count, FootNode::default());
+    let mut total = NodeOut::default();
     if count >= PARALLEL_NODES {
         // per chunk of PARALLEL_CHUNK nodes its own sums, in node order; the chunks'
         // sums in chunk order: the same bits for any thread count (the chunks do not
@@ -1002,31 +1011,27 @@ pub fn evaluate(
             &mut ws.chunk_sums,
             |c, foot, sum| {
                 let m0 = c * PARALLEL_CHUNK;
-                let mut part = ContactResult::default();
+                let mut part = NodeOut::default();
                 for (o, fo) in foot.iter_mut().enumerate() {
                     let (f, out) = node.force(m0 + o, nodes[m0 + o] as usize);
                     *fo = f;
-                    out.add_to(&mut part);
+                    part.merge(&out);
                 }
                 sum.0 = part;
             },
         );
         for c in &ws.chunk_sums {
-            let c = &c.0;
-            res.force += c.force;
-            res.torque += c.torque;
-            res.sinkage = res.sinkage.max(c.sinkage);
-            res.k_zz += c.k_zz;
-            res.c_zz += c.c_zz;
+            total.merge(&c.0);
         }
     } else {
         // summed as they come, in node order
         for (m, (&k, fo)) in ws.nodes.iter().zip(ws.foot.iter_mut()).enumerate() {
             let (f, o) = node.force(m, k as usize);
             *fo = f;
-            o.add_to(&mut res);
+            total.merge(&o);
         }
     }
+    total.add_to(&mut res);
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];
     add_side_pressure(p, grid, base, mesh, motion, ws, z_top);

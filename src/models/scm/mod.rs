@@ -194,6 +194,19 @@ mod tests {
         assert!(grid.volume().abs() < 1e-12, "{}", grid.volume());
     }
 
+    /// Step `s` of a wheel rolling forward and sinking, slowly enough that berms rise
+    /// around it.
+    fn rolling(s: usize) -> BodyMotion {
+        BodyMotion {
+            iso: Isometry3::new(
+                Vector3::new(0.002 * s as f64, 0.0, 0.19 - 0.0002 * s as f64),
+                Vector3::y() * 0.01 * s as f64,
+            ),
+            v: Vector3::new(0.1, 0.0, -0.01),
+            w: Vector3::new(0.0, 0.5, 0.0),
+        }
+    }
+
     /// A body evaluated again at the same pose after a soil update (the World's output
     /// evaluation) reuses its scan conversion: the same result, node for node, as a
     /// fresh workspace that scan-converts anew.
@@ -205,15 +218,7 @@ mod tests {
         let mut ws = Workspace::default();
         let mut reused = 0;
         for s in 0..60 {
-            // rolling forward and sinking, slowly enough that berms rise around it
-            let motion = BodyMotion {
-                iso: Isometry3::new(
-                    Vector3::new(0.002 * s as f64, 0.0, 0.19 - 0.0002 * s as f64),
-                    Vector3::y() * 0.01 * s as f64,
-                ),
-                v: Vector3::new(0.1, 0.0, -0.01),
-                w: Vector3::new(0.0, 0.5, 0.0),
-            };
+            let motion = rolling(s);
             evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
             deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
             let before = ws.raster_reuses;
@@ -264,14 +269,7 @@ mod tests {
         let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
         let mesh = TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64);
         let mut ws = Workspace::default();
-        let motion = |s: usize| BodyMotion {
-            iso: Isometry3::new(
-                Vector3::new(0.002 * s as f64, 0.0, 0.19 - 0.0002 * s as f64),
-                Vector3::y() * 0.01 * s as f64,
-            ),
-            v: Vector3::new(0.1, 0.0, -0.01),
-            w: Vector3::new(0.0, 0.5, 0.0),
-        };
+        let motion = rolling;
         let mut taken = 0;
         for s in 0..60 {
             let here = evaluate(&p, &grid, &base, &mesh, &motion(s), &mut ws);
