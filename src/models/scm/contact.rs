@@ -293,6 +293,9 @@ pub struct Workspace {
     pub nodes: Vec<u32>,
     /// Node data of the footprint nodes, same order.
     pub foot: Vec<FootNode>,
+    /// Column and row of each footprint node in the soil update's window (set by
+    /// [`super::deform::load`], so that the update divides no index).
+    pub(crate) foot_ij: Vec<[u32; 2]>,
     /// The sums of eq. (9) per chunk of a large footprint's nodes.
     chunk_sums: Vec<ChunkSum>,
     /// Each footprint node's distance to the nearest node outside (eq. (6)).

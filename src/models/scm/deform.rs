@@ -385,6 +385,7 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     let (enx, unx) = (e.nx as usize, u.nx as usize);
     ws.mask.clear();
     ws.mask.resize(u.len(), false);
+    ws.foot_ij.clear();
     for f in ws.foot.iter_mut() {
         let k = f.k as usize;
         let (i, j) = ((k % enx) as isize + di, (k / enx) as isize + dj);
@@ -395,6 +396,7 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
         let q = j as usize * unx + i as usize;
         f.k = q as u32;
         ws.mask[q] = true;
+        ws.foot_ij.push([i as u32, j as u32]);
     }
     ws.rect = u;
     // the soil as it is now (another body's update may have changed it): what the
@@ -483,9 +485,10 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
     // the footprint's columns and rows: runs and border lie there and one node around
+    debug_assert_eq!(ws.foot_ij.len(), ws.foot.len());
     let (mut i0, mut i1, mut j0, mut j1) = (usize::MAX, 0, usize::MAX, 0);
-    for f in &ws.foot {
-        let (i, j) = (f.k as usize % nx, f.k as usize / nx);
+    for &[i, j] in &ws.foot_ij {
+        let (i, j) = (i as usize, j as usize);
         (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
     }
     ws.runs
@@ -558,9 +561,9 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     let (vx, vy) = (ws.body_v[0], ws.body_v[1]);
     let speed = vx.hypot(vy);
     let (mut ci, mut cj) = (0.0, 0.0);
-    for f in &ws.foot {
-        ci += (f.k as usize % nx) as f64;
-        cj += (f.k as usize / nx) as f64;
+    for &[i, j] in &ws.foot_ij {
+        ci += i as f64;
+        cj += j as f64;
     }
     ci /= ws.foot.len() as f64;
     cj /= ws.foot.len() as f64;
@@ -587,7 +590,7 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     rf.cluster
         .resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
     ws.walks.clear();
-    for f in &ws.foot {
+    for (f, &[i, j]) in ws.foot.iter().zip(&ws.foot_ij) {
         let k = f.k as usize;
         let z = ws.h[k] + ws.zp[k] - f.zmin;
         if f.zmin >= ws.h[k] {
@@ -630,7 +633,7 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
         // radial field: accumulated per cluster of nodes, spread below
         let radial = dz * (1.0 - share);
         if radial > 0.0 {
-            let (i, j) = (k % nx, k / nx);
+            let (i, j) = (i as usize, j as usize);
             let c = (j / CLUSTER) * ncx + i / CLUSTER;
             ws.radial.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
         }
@@ -744,10 +747,8 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
         next.limit = limit;
         next.foot.clear();
         // the footprint nodes are the mask's nodes
-        for f in &ws.foot {
-            let k = f.k as usize;
-            next.foot
-                .push((r.i0 + (k % nx) as i32, r.j0 + (k / nx) as i32));
+        for &[i, j] in &ws.foot_ij {
+            next.foot.push((r.i0 + i as i32, r.j0 + j as i32));
         }
         debug_assert_eq!(next.foot.len(), ws.mask.iter().filter(|&&m| m).count());
     }
@@ -904,17 +905,167 @@ fn erode_from(
     limits: Option<&[f64]>,
     seeded: bool,
 ) -> bool {
+    if nx == 0 || ny == 0 {
+        return true;
+    }
     let limit = ds * p.repose.tan();
     let most = sweep_bound(p);
-    match limits {
-        None => sweeps(most, mask, nx, ny, h, zp, changed, rows, seeded, &|_, _| {
-            limit
-        }),
-        // soils of two classes: the lower repose slope of the pair's nodes
-        Some(l) => sweeps(most, mask, nx, ny, h, zp, changed, rows, seeded, &|a, b| {
-            l[a].min(l[b])
-        }),
+    if !seeded {
+        let nb = nx.div_ceil(1 << block_shift(nx));
+        let all = if nb == 64 { u64::MAX } else { (1u64 << nb) - 1 };
+        rows.clear();
+        rows.resize(ny, [all, 0]);
     }
+    debug_assert_eq!(rows.len(), ny);
+    let part = Part {
+        mask,
+        h,
+        zp,
+        changed,
+        limits,
+    };
+    if ny < SPLIT_ROWS {
+        return part.sweeps(most, nx, rows, limit).0;
+    }
+    in_halves(most, nx, ny / 2, part, rows, limit)
+}
+
+/// Windows of this many rows or more erode in two halves ([`in_halves`]).
+const SPLIT_ROWS: usize = 16;
+
+/// The rows of a window that one [`Part::sweeps`] erodes, as slices of its nodes.
+struct Part<'a> {
+    mask: &'a [bool],
+    h: &'a mut [f64],
+    zp: &'a mut [f64],
+    changed: &'a mut [bool],
+    /// With soil classes: each node's repose rise over one spacing, m.
+    limits: Option<&'a [f64]>,
+}
+
+impl Part<'_> {
+    /// Its rows' nodes from `k` on and before it, as two parts.
+    fn split_at(self, k: usize) -> [Self; 2] {
+        let (ha, hb) = self.h.split_at_mut(k);
+        let (za, zb) = self.zp.split_at_mut(k);
+        let (ca, cb) = self.changed.split_at_mut(k);
+        let (la, lb) = match self.limits {
+            Some(l) => (Some(&l[..k]), Some(&l[k..])),
+            None => (None, None),
+        };
+        [
+            Part {
+                mask: &self.mask[..k],
+                h: ha,
+                zp: za,
+                changed: ca,
+                limits: la,
+            },
+            Part {
+                mask: &self.mask[k..],
+                h: hb,
+                zp: zb,
+                changed: cb,
+                limits: lb,
+            },
+        ]
+    }
+
+    /// [`sweeps`] over these rows (`nx` nodes each, `rows` their blocks), at most
+    /// `most`, with the repose rise `limit` or the part's `limits`.
+    fn sweeps(self, most: usize, nx: usize, rows: &mut [[u64; 2]], limit: f64) -> (bool, usize) {
+        let ny = rows.len();
+        let (m, h, zp, c) = (self.mask, self.h, self.zp, self.changed);
+        match self.limits {
+            None => sweeps(most, m, nx, ny, h, zp, c, rows, &|_, _| limit),
+            // soils of two classes: the lower repose slope of the pair's nodes
+            Some(l) => sweeps(most, m, nx, ny, h, zp, c, rows, &|a, b| l[a].min(l[b])),
+        }
+    }
+}
+
+/// The sweeps of [`erode`] on a window of `ny` rows split before row `s`: the two
+/// halves' pairs sweep independently (one on each thread when there are two), then
+/// the seam's pairs (rows s - 1 and s) are levelled, column by column, and the halves
+/// sweep again from what that moved, until the seam moves nothing. The halves are
+/// fixed by the window, so the result is the same on any thread count. At most
+/// `most` sweeps (the longer half's count each round). True if at rest.
+fn in_halves(
+    most: usize,
+    nx: usize,
+    s: usize,
+    part: Part<'_>,
+    rows: &mut [[u64; 2]],
+    limit: f64,
+) -> bool {
+    let [mut a, mut b] = part.split_at(s * nx);
+    let mut left = most;
+    loop {
+        let (ra, rb) = rows.split_at_mut(s);
+        let [pa, pb] = [reborrow(&mut a), reborrow(&mut b)];
+        let ((settled_a, used_a), (settled_b, used_b)) = crate::parallel::join(
+            || pa.sweeps(left, nx, ra, limit),
+            || pb.sweeps(left, nx, rb, limit),
+        );
+        if !(settled_a && settled_b) {
+            return false;
+        }
+        left -= used_a.max(used_b);
+        // the seam, from both halves' nodes; the blocks it changed are the next
+        // round's first sweep
+        rows.fill([0, 0]);
+        let shift = block_shift(nx);
+        let mut moved = false;
+        for i in 0..nx {
+            let (ka, kb) = ((s - 1) * nx + i, i);
+            let lim = match (a.limits, b.limits) {
+                (Some(la), Some(lb)) => la[ka].min(lb[kb]),
+                _ => limit,
+            };
+            if level_seam(&mut a, ka, &mut b, kb, lim) {
+                rows[s - 1][0] |= 1u64 << (i >> shift);
+                rows[s][0] |= 1u64 << (i >> shift);
+                moved = true;
+            }
+        }
+        if !moved {
+            return true;
+        }
+        if left == 0 {
+            return false;
+        }
+    }
+}
+
+/// A part borrowed again for one round of [`in_halves`].
+fn reborrow<'b>(p: &'b mut Part<'_>) -> Part<'b> {
+    Part {
+        mask: p.mask,
+        h: p.h,
+        zp: p.zp,
+        changed: p.changed,
+        limits: p.limits,
+    }
+}
+
+/// [`level_pair`] for a pair across the seam of [`in_halves`]: node `ka` of part `a`
+/// and node `kb` of part `b`.
+fn level_seam(a: &mut Part<'_>, ka: usize, b: &mut Part<'_>, kb: usize, limit: f64) -> bool {
+    let diff = a.h[ka] - b.h[kb];
+    if diff.abs() <= limit + EROSION_TOL || a.mask[ka] || b.mask[kb] {
+        return false;
+    }
+    let m = (diff.abs() - limit).min(0.5 * diff.abs());
+    if diff > 0.0 {
+        a.h[ka] -= m;
+        add_soil(b.h, b.zp, kb, m);
+    } else {
+        b.h[kb] -= m;
+        add_soil(a.h, a.zp, ka, m);
+    }
+    a.changed[ka] = true;
+    b.changed[kb] = true;
+    true
 }
 
 /// Columns per erosion block of a window `nx` nodes wide, as a shift: a power of two
@@ -944,22 +1095,11 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
     h: &mut [f64],
     zp: &mut [f64],
     changed: &mut [bool],
-    rows: &mut Vec<[u64; 2]>,
-    seeded: bool,
+    rows: &mut [[u64; 2]],
     lim: &L,
-) -> bool {
-    if nx == 0 || ny == 0 {
-        return true;
-    }
+) -> (bool, usize) {
     // columns per block (a power of two): at most 64 blocks per row
     let shift = block_shift(nx);
-    if !seeded {
-        let nb = nx.div_ceil(1 << shift);
-        let all = if nb == 64 { u64::MAX } else { (1u64 << nb) - 1 };
-        rows.clear();
-        rows.resize(ny, [all, 0]);
-    }
-    debug_assert_eq!(rows.len(), ny);
     // blocks whose pairs row j visits: a pair (i, i+1) or (i, i+nx) is visited when
     // node i or i+1 of row j, or node i of row j+1, lies in a changed block (the block
     // before a changed one too: its last pair reaches into it)
@@ -1023,13 +1163,13 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
             }
         }
         if !moved {
-            return true;
+            return (true, sweep + 1);
         }
         for r in rows.iter_mut() {
             *r = [r[1], 0];
         }
     }
-    false
+    (false, most)
 }
 
 /// One node of an erosion sweep ([`erode`]): levels its pairs to the right and
@@ -1185,7 +1325,8 @@ mod tests {
         }
     }
 
-    /// The reference: every pair in every sweep (the same move of a pair).
+    /// The reference: every pair in every sweep (the same move of a pair), in the
+    /// same halves and seam passes as [`in_halves`].
     #[allow(clippy::too_many_arguments)]
     fn erode_full(
         p: &SoilParams,
@@ -1198,25 +1339,82 @@ mod tests {
     ) {
         let limit = ds * p.repose.tan();
         let mut changed = vec![false; h.len()];
-        for sweep in 0..sweep_bound(p) {
-            let mut moved = false;
-            for jj in 0..ny {
-                let j = if sweep % 2 == 0 { jj } else { ny - 1 - jj };
-                for ii in 0..nx {
-                    let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
-                    let k = j * nx + i;
-                    if i + 1 < nx {
-                        moved |= level_pair(k, k + 1, limit, mask, h, zp, &mut changed);
+        let mut full =
+            |rows: std::ops::Range<usize>, most: usize, h: &mut [f64], zp: &mut [f64]| {
+                let (j0, ny) = (rows.start, rows.len());
+                let (m, h, zp) = (&mask[j0 * nx..], &mut h[j0 * nx..], &mut zp[j0 * nx..]);
+                for sweep in 0..most {
+                    let mut moved = false;
+                    for jj in 0..ny {
+                        let j = if sweep % 2 == 0 { jj } else { ny - 1 - jj };
+                        for ii in 0..nx {
+                            let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
+                            let k = j * nx + i;
+                            if i + 1 < nx {
+                                moved |= level_pair(k, k + 1, limit, m, h, zp, &mut changed);
+                            }
+                            if j + 1 < ny {
+                                moved |= level_pair(k, k + nx, limit, m, h, zp, &mut changed);
+                            }
+                        }
                     }
-                    if j + 1 < ny {
-                        moved |= level_pair(k, k + nx, limit, mask, h, zp, &mut changed);
+                    if !moved {
+                        return (true, sweep + 1);
                     }
                 }
+                (false, most)
+            };
+        if ny < SPLIT_ROWS {
+            full(0..ny, sweep_bound(p), h, zp);
+            return;
+        }
+        let (s, mut left) = (ny / 2, sweep_bound(p));
+        loop {
+            let (a, used_a) = full(0..s, left, h, zp);
+            let (b, used_b) = full(s..ny, left, h, zp);
+            if !(a && b) {
+                return;
             }
-            if !moved {
-                break;
+            left -= used_a.max(used_b);
+            let mut moved = false;
+            for i in 0..nx {
+                let k = (s - 1) * nx + i;
+                moved |= level_pair(k, k + nx, limit, mask, h, zp, &mut vec![false; h.len()]);
+            }
+            if !moved || left == 0 {
+                return;
             }
         }
+    }
+
+    #[test]
+    fn erosion_in_halves_passes_soil_across_their_seam() {
+        // a spike on the last row of the first half: that half levels it against its
+        // own rows only, the seam passes the rest on, the second half spreads it
+        let p = SoilParams::dlr_a();
+        let (nx, ny) = (21, 2 * SPLIT_ROWS);
+        let mut h = vec![0.0; nx * ny];
+        h[(ny / 2 - 1) * nx + 10] = 0.4;
+        let mut reference = h.clone();
+        erode_open(&p, 0.01, nx, ny, &mut h);
+        let (mut zp, mask) = (vec![0.0; nx * ny], vec![false; nx * ny]);
+        erode_full(&p, 0.01, &mask, nx, ny, &mut reference, &mut zp);
+        assert_eq!(h, reference);
+        let rise = 0.01 * p.repose.tan();
+        for j in 0..ny {
+            for i in 0..nx {
+                let k = j * nx + i;
+                if i + 1 < nx {
+                    assert!((h[k] - h[k + 1]).abs() <= rise + EROSION_TOL, "{i} {j}");
+                }
+                if j + 1 < ny {
+                    assert!((h[k] - h[k + nx]).abs() <= rise + EROSION_TOL, "{i} {j}");
+                }
+            }
+        }
+        // soil crossed the seam and spread in the second half
+        assert!(h[(ny / 2) * nx + 10] > rise && h[(ny / 2 + 1) * nx + 10] > 0.0);
+        assert!((h.iter().sum::<f64>() - 0.4).abs() < 1e-15);
     }
 
     #[test]
@@ -1275,8 +1473,16 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         // windows narrower and wider than 64 columns (one and several columns a block),
-        // sweeps capped and until settled
-        for ((nx, ny), sweeps) in [((23, 17), 6), ((150, 40), 6), ((23, 17), 0), ((150, 40), 0)] {
+        // in halves and whole (fewer than SPLIT_ROWS rows), sweeps capped and until
+        // settled
+        for ((nx, ny), sweeps) in [
+            ((23, 17), 6),
+            ((150, 40), 6),
+            ((23, 17), 0),
+            ((150, 40), 0),
+            ((23, 9), 0),
+            ((150, 15), 4),
+        ] {
             let p = SoilParams {
                 erosion_sweeps: sweeps,
                 ..SoilParams::dlr_a()
@@ -1289,6 +1495,9 @@ mod tests {
                 h[k] += 0.05 * rng.gen::<f64>();
             }
             h[n / 3] -= 0.04;
+            // spikes on both sides of the halves' seam (SPLIT_ROWS)
+            h[(ny / 2 - 1) * nx + nx / 5] += 0.05;
+            h[(ny / 2) * nx + 4 * nx / 5] += 0.05;
             let mask: Vec<bool> = (0..n)
                 .map(|k| {
                     let (i, j) = ((k % nx) as f64, (k / nx) as f64);
