@@ -816,6 +816,16 @@ fn add_soil(h: &mut [f64], zp: &mut [f64], k: usize, d: f64) {
     zp[k] = (zp[k] - d).max(0.0);
 }
 
+/// The soil (m) that slides between two nodes whose heights differ by `diff` (m)
+/// under the repose rise `limit` (m over one spacing), if the pair is steeper than
+/// that by more than [`EROSION_TOL`]: the excess over the repose rise, at most half
+/// the difference (see [`level_pair`]).
+#[inline(always)]
+fn excess(diff: f64, limit: f64) -> Option<f64> {
+    let d = diff.abs();
+    (d > limit + EROSION_TOL).then(|| (d - limit).min(0.5 * d))
+}
+
 /// One pair of neighbouring nodes `a`, `b` outside the footprint, steeper than the
 /// repose slope (`limit`, m over one spacing) by more than [`EROSION_TOL`]: the
 /// excess e over the repose rise slides from the higher node to the lower one (at
@@ -841,10 +851,13 @@ fn level_pair(
     changed: &mut [bool],
 ) -> bool {
     let diff = h[a] - h[b];
-    if diff.abs() <= limit + EROSION_TOL || mask[a] || mask[b] {
+    // the slope first: most pairs are at rest
+    let Some(m) = excess(diff, limit) else {
+        return false;
+    };
+    if mask[a] || mask[b] {
         return false;
     }
-    let m = (diff.abs() - limit).min(0.5 * diff.abs());
     let (hi, lo) = if diff > 0.0 { (a, b) } else { (b, a) };
     h[hi] -= m;
     add_soil(h, zp, lo, m);
@@ -948,6 +961,17 @@ struct Part<'a> {
 }
 
 impl Part<'_> {
+    /// The part borrowed again, for one round of [`in_halves`].
+    fn reborrow(&mut self) -> Part<'_> {
+        Part {
+            mask: self.mask,
+            h: self.h,
+            zp: self.zp,
+            changed: self.changed,
+            limits: self.limits,
+        }
+    }
+
     /// Its rows' nodes from `k` on and before it, as two parts.
     fn split_at(self, k: usize) -> [Self; 2] {
         let (ha, hb) = self.h.split_at_mut(k);
@@ -1006,7 +1030,7 @@ fn in_halves(
     let mut left = most;
     loop {
         let (ra, rb) = rows.split_at_mut(s);
-        let [pa, pb] = [reborrow(&mut a), reborrow(&mut b)];
+        let [pa, pb] = [a.reborrow(), b.reborrow()];
         let ((settled_a, used_a), (settled_b, used_b)) = crate::parallel::join(
             || pa.sweeps(left, nx, ra, limit),
             || pb.sweeps(left, nx, rb, limit),
@@ -1041,25 +1065,17 @@ fn in_halves(
     }
 }
 
-/// A part borrowed again for one round of [`in_halves`].
-fn reborrow<'b>(p: &'b mut Part<'_>) -> Part<'b> {
-    Part {
-        mask: p.mask,
-        h: p.h,
-        zp: p.zp,
-        changed: p.changed,
-        limits: p.limits,
-    }
-}
-
 /// [`level_pair`] for a pair across the seam of [`in_halves`]: node `ka` of part `a`
 /// and node `kb` of part `b`.
 fn level_seam(a: &mut Part<'_>, ka: usize, b: &mut Part<'_>, kb: usize, limit: f64) -> bool {
     let diff = a.h[ka] - b.h[kb];
-    if diff.abs() <= limit + EROSION_TOL || a.mask[ka] || b.mask[kb] {
+    // the slope first: most pairs are at rest
+    let Some(m) = excess(diff, limit) else {
+        return false;
+    };
+    if a.mask[ka] || b.mask[kb] {
         return false;
     }
-    let m = (diff.abs() - limit).min(0.5 * diff.abs());
     if diff > 0.0 {
         a.h[ka] -= m;
         add_soil(b.h, b.zp, kb, m);
@@ -1373,6 +1389,7 @@ mod tests {
             return;
         }
         let (s, mut left) = (ny / 2, sweep_bound(p));
+        let mut seam_changed = vec![false; h.len()];
         loop {
             let (a, used_a) = full(0..s, left, h, zp);
             let (b, used_b) = full(s..ny, left, h, zp);
@@ -1383,7 +1400,7 @@ mod tests {
             let mut moved = false;
             for i in 0..nx {
                 let k = (s - 1) * nx + i;
-                moved |= level_pair(k, k + nx, limit, mask, h, zp, &mut vec![false; h.len()]);
+                moved |= level_pair(k, k + nx, limit, mask, h, zp, &mut seam_changed);
             }
             if !moved || left == 0 {
                 return;
