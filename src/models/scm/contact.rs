@@ -153,10 +153,17 @@ struct Distances {
 }
 
 impl Distances {
-    /// The distances of the footprint `nodes` (window indices, row-major) whose `mask`
-    /// covers the window `rect` (`nx` nodes wide) inside its box `foot_box` (grid
-    /// nodes), into `self.node`.
-    fn find(&mut self, mask: &[bool], nodes: &[u32], nx: usize, rect: &Rect, foot_box: &Rect) {
+    /// The distances of the footprint nodes `cells` (grid columns and rows) whose
+    /// `mask` covers the window `rect` (`nx` nodes wide) inside its box `foot_box`
+    /// (grid nodes), into `self.node`.
+    fn find(
+        &mut self,
+        mask: &[bool],
+        cells: &[(i32, i32)],
+        nx: usize,
+        rect: &Rect,
+        foot_box: &Rect,
+    ) {
         // the transform over the footprint's bounding box grown by one node only: the
         // nearest node outside the footprint of any of its nodes lies in that box
         // (clamping an outside node onto the box brings it no farther), so this is
@@ -174,10 +181,11 @@ impl Distances {
         self.edt
             .outside_distance(&self.sub_mask, sx, j1 - j0 + 1, &mut self.sub_dist2);
         self.node.clear();
-        for &k in nodes {
-            let (i, j) = (k as usize % nx, k as usize / nx);
-            self.node
-                .push(self.sub_dist2[(j - j0) * sx + (i - i0)].sqrt());
+        // the box's first node in grid columns and rows
+        let (gi, gj) = (rect.i0 + i0 as i32, rect.j0 + j0 as i32);
+        for &(i, j) in cells {
+            let (i, j) = ((i - gi) as usize, (j - gj) as usize);
+            self.node.push(self.sub_dist2[j * sx + i].sqrt());
         }
     }
 }
@@ -342,10 +350,12 @@ pub struct Workspace {
     k_b: Vec<f64>,
     /// Erosion: the repose rise over one spacing at each window node (with classes).
     pub(crate) limits: Vec<f64>,
-    /// The footprint of the last A, L and distance computation (its nodes as
-    /// absolute grid coordinates, in order), with A and L in node units: a footprint
-    /// on the same nodes reuses them (a body at rest, or moving less than a node).
-    cached_nodes: Vec<(i32, i32)>,
+    /// The footprint of the last A, L and distance computation (its nodes' grid
+    /// columns and rows, in node order), with A and L in node units: a footprint on
+    /// the same nodes reuses them (a body at rest, or moving less than a node). After
+    /// an evaluation with a footprint, its nodes: the soil update and the node forces
+    /// read each node's column and row here.
+    pub(crate) cached_nodes: Vec<(i32, i32)>,
     /// The same footprint's nodes of this evaluation (scratch for the comparison).
     abs_nodes: Vec<(i32, i32)>,
     cached_al: (f64, f64),
@@ -521,8 +531,6 @@ impl NodeOut {
 /// Everything the node forces read (shared by the parallel tasks).
 struct NodeInput<'a> {
     p: &'a SoilParams,
-    rect: Rect,
-    nx: usize,
     ds: f64,
     origin: Vector3<f64>,
     v0: Vector3<f64>,
@@ -540,19 +548,17 @@ struct NodeInput<'a> {
     face_normal: &'a [Vector3<f64>],
     gamma: &'a [f64],
     zn: &'a [f64],
+    /// Grid column and row of each footprint node.
+    cells: &'a [(i32, i32)],
 }
 
 impl NodeInput<'_> {
     /// Node data and force of footprint node `m` (window index `k`): eq. (7), (8).
     #[inline(always)]
     fn force(&self, m: usize, k: usize) -> (FootNode, NodeOut) {
-        let (p, nx, ds) = (self.p, self.nx, self.ds);
-        let (ii, jj) = ((k % nx) as i32, (k / nx) as i32);
-        let point = Vector3::new(
-            (self.rect.i0 + ii) as f64 * ds,
-            (self.rect.j0 + jj) as f64 * ds,
-            self.zmin[k],
-        );
+        let (p, ds) = (self.p, self.ds);
+        let (i, j) = self.cells[m];
+        let point = Vector3::new(i as f64 * ds, j as f64 * ds, self.zmin[k]);
         let n = self.face_normal[self.face[k] as usize];
         let c = if self.class.is_empty() {
             0
@@ -793,20 +799,52 @@ pub fn evaluate(
     let nx = rect.nx as usize;
     ws.mask.clear();
     ws.mask.resize(len, false);
-    ws.nodes.clear();
     // (at the field's edge the faces' box may be cut to fewer than three nodes: then
     // no node has all its neighbours, and there is no footprint)
-    for jj in 1..(rect.ny as usize).saturating_sub(1) {
-        for ii in 1..nx.saturating_sub(1) {
-            let k = jj * nx + ii;
-            if ws.raster.zmin[k] < ws.h[k] {
-                ws.mask[k] = true;
-                ws.nodes.push(k as u32);
+    let cols = nx.saturating_sub(2);
+    let rows = if cols == 0 {
+        0
+    } else {
+        (rect.ny as usize).saturating_sub(2)
+    };
+    // each inner node is written at the next free place and kept if it is in the
+    // footprint (no branch on it: the grousers' rows mispredict one), with its grid
+    // column and row; the footprint's box from each row's first and last node
+    let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
+    let mut count = 0;
+    ws.nodes.resize(cols * rows, 0);
+    ws.abs_nodes.clear();
+    {
+        let (mask, nodes, cells) = (&mut ws.mask, &mut ws.nodes, &mut ws.abs_nodes);
+        let (zmin, h) = (&ws.raster.zmin, &ws.h);
+        for jj in 1..=rows {
+            let first = count;
+            let row = jj * nx;
+            let (zmin, h, mask) = (
+                &zmin[row + 1..=row + cols],
+                &h[row + 1..=row + cols],
+                &mut mask[row + 1..=row + cols],
+            );
+            for (ii, ((m, z), h)) in mask.iter_mut().zip(zmin).zip(h).enumerate() {
+                let inside = z < h;
+                *m = inside;
+                nodes[count] = (row + 1 + ii) as u32;
+                count += inside as usize;
+            }
+            if count > first {
+                for &k in &nodes[first..count] {
+                    cells.push((rect.i0 + (k as usize - row) as i32, rect.j0 + jj as i32));
+                }
+                a0 = a0.min(nodes[first] as usize - row);
+                a1 = a1.max(nodes[count - 1] as usize - row);
+                b0 = b0.min(jj);
+                b1 = jj;
             }
         }
     }
-    ws.foot.clear();
+    ws.nodes.truncate(count);
     if ws.nodes.is_empty() {
+        ws.foot.clear();
         // no footprint, but the body reaches below the soil top around it (in a hole or
         // rut it made, or lifting out of it): nothing reads the window's lowest points;
         // the soil update resets the shear displacement around the body and erodes
@@ -831,11 +869,6 @@ pub fn evaluate(
     // known). The window stays the scan conversion's: its lowest points and faces
     // are read where they are (the footprint's box would need copies of them, more
     // than the state of the nodes between the two boxes costs to load)
-    let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
-    for &k in &ws.nodes {
-        let (i, j) = (k as usize % nx, k as usize / nx);
-        (a0, a1, b0, b1) = (a0.min(i), a1.max(i), b0.min(j), b1.max(j));
-    }
     let foot_box = Rect {
         i0: rect.i0 + a0 as i32,
         j0: rect.j0 + b0 as i32,
@@ -845,12 +878,6 @@ pub fn evaluate(
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only
-    ws.abs_nodes.clear();
-    for &k in &ws.nodes {
-        let k = k as usize;
-        ws.abs_nodes
-            .push((rect.i0 + (k % nx) as i32, rect.j0 + (k / nx) as i32));
-    }
     let new_footprint = ws.cached_nodes != ws.abs_nodes;
     if new_footprint {
         std::mem::swap(&mut ws.cached_nodes, &mut ws.abs_nodes);
@@ -863,9 +890,9 @@ pub fn evaluate(
     // state and works out A, L and z^n (little data crosses: the mask in, one distance
     // per node out)
     let need_dist = !ws.cached_dist && ws.soils.iter().any(|s| s.c > 0.0);
-    let (mask, nodes) = (&ws.mask, &ws.nodes);
+    let (mask, nodes, cells) = (&ws.mask, &ws.nodes, &ws.cached_nodes);
     let dist = &mut ws.dist;
-    let distances = move || dist.find(mask, nodes, nx, &rect, &foot_box);
+    let distances = move || dist.find(mask, cells, nx, &rect, &foot_box);
     let (soil, zn, h, zmin) = (&ws.soils, &mut ws.zn, &ws.h, &ws.raster.zmin);
     let (zp, js, class, k_b, cached_al) = (
         &mut ws.zp,
@@ -956,7 +983,8 @@ pub fn evaluate(
     if chi > 0.0 && !ws.cached_dist {
         // (cohesion implies need_dist above: not reached)
         ws.cached_dist = true;
-        ws.dist.find(&ws.mask, &ws.nodes, nx, &rect, &foot_box);
+        ws.dist
+            .find(&ws.mask, &ws.cached_nodes, nx, &rect, &foot_box);
     }
     if chi > 0.0 {
         pressure_weights(chi, &ws.dist.node, &mut ws.gamma);
@@ -978,8 +1006,6 @@ pub fn evaluate(
     // node order: the same bits for any thread count
     let node = NodeInput {
         p,
-        rect,
-        nx,
         ds,
         origin,
         v0: motion.v,
@@ -996,8 +1022,10 @@ pub fn evaluate(
         face_normal: &ws.raster.face_normal,
         gamma: &ws.gamma,
         zn: &ws.zn,
+        cells: &ws.cached_nodes,
     };
     let count = ws.nodes.len();
+    // (every node's entry is written below: only new ones need a value here)
     ws.foot.resize(count, FootNode::default());
     let mut total = NodeOut::default();
     if count >= PARALLEL_NODES {

@@ -380,15 +380,15 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     // around it): the footprint nodes move over, the mask is theirs. The evaluation's
     // window (the scan conversion's) may reach past the update's on some side; the
     // footprint lies inside both
-    let (e, u) = (ws.rect, ws.update_rect);
-    let (di, dj) = ((e.i0 - u.i0) as isize, (e.j0 - u.j0) as isize);
-    let (enx, unx) = (e.nx as usize, u.nx as usize);
+    let u = ws.update_rect;
+    let unx = u.nx as usize;
     ws.mask.clear();
     ws.mask.resize(u.len(), false);
     ws.foot_ij.clear();
-    for f in ws.foot.iter_mut() {
-        let k = f.k as usize;
-        let (i, j) = ((k % enx) as isize + di, (k / enx) as isize + dj);
+    // each footprint node's grid column and row, from the evaluation
+    debug_assert_eq!(ws.cached_nodes.len(), ws.foot.len());
+    for (f, &(gi, gj)) in ws.foot.iter_mut().zip(&ws.cached_nodes) {
+        let (i, j) = (gi - u.i0, gj - u.j0);
         debug_assert!(
             i >= 0 && j >= 0 && (i as usize) < unx,
             "footprint node off the window"

@@ -27,16 +27,18 @@ pub const C_L_CORNER: f64 = 1.42;
 /// on average (5 % at worst for a radius of 5 ds), axis-aligned rectangles exact.
 pub fn area_and_contour(mask: &[bool], nx: usize, nodes: &[u32]) -> (f64, f64) {
     let at = |k: usize| mask[k];
-    let mut a = 0.0;
+    // c_A = 1 per node (a count: exact in f64)
+    let a = nodes.len() as f64;
     let mut l = 0.0;
     for &k in nodes {
         let k = k as usize;
-        a += 1.0; // c_A
-                  // exposed sides: +x, -x, +y, -y
+        // exposed sides: +x, -x, +y, -y; an inner node (most of them) adds nothing
         let ex = [!at(k + 1), !at(k - 1), !at(k + nx), !at(k - nx)];
+        if !(ex[0] | ex[1] | ex[2] | ex[3]) {
+            continue;
+        }
         let e = ex.iter().filter(|&&x| x).count();
         l += match e {
-            0 => 0.0,
             1 => {
                 // the two neighbours along the exposed side, and the nodes beyond them
                 let (n1, n2, out): (usize, usize, isize) = if ex[0] || ex[1] {
