@@ -80,7 +80,7 @@ pub struct ContactResult {
 /// Data of one footprint node (section 3.2, "footprint node specific computations").
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FootNode {
-    /// Index in the window.
+    /// Index in the evaluation's window.
     pub k: u32,
     /// gamma_i (k_c / b_eff + k_phi), Pa / m^n: the yield pressure is this times z^n.
     pub gk: f64,
@@ -304,6 +304,10 @@ pub struct Workspace {
     /// Column and row of each footprint node in the soil update's window (set by
     /// [`super::deform::load`], so that the update divides no index).
     pub(crate) foot_ij: Vec<[u32; 2]>,
+    /// Index of each footprint node in the soil update's window (set by
+    /// [`super::deform::load`]; the node data keep the evaluation's: they were
+    /// written on both cores, and rewriting them would pull every line over).
+    pub(crate) foot_k: Vec<u32>,
     /// The sums of eq. (9) per chunk of a large footprint's nodes.
     chunk_sums: Vec<ChunkSum>,
     /// Each footprint node's distance to the nearest node outside (eq. (6)).
@@ -353,8 +357,8 @@ pub struct Workspace {
     /// The footprint of the last A, L and distance computation (its nodes' grid
     /// columns and rows, in node order), with A and L in node units: a footprint on
     /// the same nodes reuses them (a body at rest, or moving less than a node). After
-    /// an evaluation with a footprint, its nodes: the soil update and the node forces
-    /// read each node's column and row here.
+    /// an evaluation, its footprint's nodes (none without one): the soil update and
+    /// the node forces read each node's column and row here.
     pub(crate) cached_nodes: Vec<(i32, i32)>,
     /// The same footprint's nodes of this evaluation (scratch for the comparison).
     abs_nodes: Vec<(i32, i32)>,
@@ -392,6 +396,7 @@ fn clear_result(ws: &mut Workspace) -> ContactResult {
     ws.update_rect = Rect::default();
     ws.nodes.clear();
     ws.foot.clear();
+    ws.cached_nodes.clear();
     ws.result = ContactResult::default();
     ws.result
 }
@@ -807,9 +812,10 @@ pub fn evaluate(
     } else {
         (rect.ny as usize).saturating_sub(2)
     };
-    // each inner node is written at the next free place and kept if it is in the
-    // footprint (no branch on it: the grousers' rows mispredict one), with its grid
-    // column and row; the footprint's box from each row's first and last node
+    // per row: the mask (vectorized), then each node written at the next free place
+    // and kept if it is in the footprint (no branch on it: the grousers' gaps
+    // mispredict one), then their grid columns and rows; the footprint's box from
+    // each row's first and last node
     let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
     let mut count = 0;
     ws.nodes.resize(cols * rows, 0);
@@ -825,9 +831,10 @@ pub fn evaluate(
                 &h[row + 1..=row + cols],
                 &mut mask[row + 1..=row + cols],
             );
-            for (ii, ((m, z), h)) in mask.iter_mut().zip(zmin).zip(h).enumerate() {
-                let inside = z < h;
-                *m = inside;
+            for ((m, z), h) in mask.iter_mut().zip(zmin).zip(h) {
+                *m = z < h;
+            }
+            for (ii, &inside) in mask.iter().enumerate() {
                 nodes[count] = (row + 1 + ii) as u32;
                 count += inside as usize;
             }
@@ -837,14 +844,15 @@ pub fn evaluate(
                 }
                 a0 = a0.min(nodes[first] as usize - row);
                 a1 = a1.max(nodes[count - 1] as usize - row);
-                b0 = b0.min(jj);
-                b1 = jj;
+                (b0, b1) = (b0.min(jj), jj);
             }
         }
     }
     ws.nodes.truncate(count);
     if ws.nodes.is_empty() {
         ws.foot.clear();
+        // (no footprint: the next one is new)
+        ws.cached_nodes.clear();
         // no footprint, but the body reaches below the soil top around it (in a hole or
         // rut it made, or lifting out of it): nothing reads the window's lowest points;
         // the soil update resets the shear displacement around the body and erodes

@@ -385,16 +385,17 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     ws.mask.clear();
     ws.mask.resize(u.len(), false);
     ws.foot_ij.clear();
+    ws.foot_k.clear();
     // each footprint node's grid column and row, from the evaluation
     debug_assert_eq!(ws.cached_nodes.len(), ws.foot.len());
-    for (f, &(gi, gj)) in ws.foot.iter_mut().zip(&ws.cached_nodes) {
+    for &(gi, gj) in &ws.cached_nodes {
         let (i, j) = (gi - u.i0, gj - u.j0);
         debug_assert!(
             i >= 0 && j >= 0 && (i as usize) < unx,
             "footprint node off the window"
         );
         let q = j as usize * unx + i as usize;
-        f.k = q as u32;
+        ws.foot_k.push(q as u32);
         ws.mask[q] = true;
         ws.foot_ij.push([i as u32, j as u32]);
     }
@@ -517,8 +518,8 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     } else {
         (0..len).for_each(reset);
     }
-    for f in &ws.foot {
-        let k = f.k as usize;
+    for (f, &k) in ws.foot.iter().zip(&ws.foot_k) {
+        let k = k as usize;
         let slide = (f.v - f.n * f.v.dot(&f.n)).norm();
         if slide > 0.0 {
             ws.j[k] += slide * dt;
@@ -590,8 +591,8 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     rf.cluster
         .resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
     ws.walks.clear();
-    for (f, &[i, j]) in ws.foot.iter().zip(&ws.foot_ij) {
-        let k = f.k as usize;
+    for ((f, &k), &[i, j]) in ws.foot.iter().zip(&ws.foot_k).zip(&ws.foot_ij) {
+        let k = k as usize;
         let z = ws.h[k] + ws.zp[k] - f.zmin;
         if f.zmin >= ws.h[k] {
             continue; // another body changed the soil here since the evaluation
