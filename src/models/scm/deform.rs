@@ -746,11 +746,12 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
         let (r, next) = (ws.rect, &mut ws.at_rest_spare);
         next.rect = r;
         next.limit = limit;
-        next.foot.clear();
-        // the footprint nodes are the mask's nodes
-        for &[i, j] in &ws.foot_ij {
-            next.foot.push((r.i0 + i as i32, r.j0 + j as i32));
-        }
+        // the footprint nodes are the mask's nodes (their grid columns and rows are
+        // the evaluation's)
+        next.foot.clone_from(&ws.cached_nodes);
+        debug_assert!(next.foot.iter().zip(&ws.foot_ij).all(|(&(gi, gj), &[i, j])| {
+            (gi - r.i0, gj - r.j0) == (i as i32, j as i32)
+        }));
         debug_assert_eq!(next.foot.len(), ws.mask.iter().filter(|&&m| m).count());
     }
 }
