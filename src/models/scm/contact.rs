@@ -308,6 +308,9 @@ pub struct Workspace {
     /// [`super::deform::load`]; the node data keep the evaluation's: they were
     /// written on both cores, and rewriting them would pull every line over).
     pub(crate) foot_k: Vec<u32>,
+    /// The plastic sinkage and shear displacement of the rows of the footprint's
+    /// last nodes, as the distances' helper loads them (see [`ZN_TAIL_SHARE`]).
+    tail_state: [Vec<f64>; 2],
     /// The sums of eq. (9) per chunk of a large footprint's nodes.
     chunk_sums: Vec<ChunkSum>,
     /// Each footprint node's distance to the nearest node outside (eq. (6)).
@@ -499,6 +502,10 @@ fn scan<const T: bool>(
 
 /// Footprints with at least this many nodes compute their node forces in parallel.
 pub const PARALLEL_NODES: usize = 512;
+
+/// With one soil, the distances' helper works out z^n of the last 1 / this share of
+/// the footprint nodes (see [`evaluate`]): about what evens out the two sides.
+const ZN_TAIL_SHARE: usize = 8;
 /// Nodes per parallel task.
 const PARALLEL_CHUNK: usize = 256;
 
@@ -898,10 +905,47 @@ pub fn evaluate(
     // state and works out A, L and z^n (little data crosses: the mask in, one distance
     // per node out)
     let need_dist = !ws.cached_dist && ws.soils.iter().any(|s| s.c > 0.0);
+    // With one soil, the helper also works out z^n of the last nodes after the
+    // distances (a share that evens out the two sides' times), from its own load of
+    // their rows' plastic sinkage; this thread sums their pressures after its own, in
+    // node order (the same sum as on one thread)
+    let count = ws.nodes.len();
+    let tail = if need_dist && grid.soil_map().is_none() {
+        count / ZN_TAIL_SHARE
+    } else {
+        0
+    };
+    ws.zn.resize(count, 0.0);
+    let (zn_head, zn_tail) = ws.zn.split_at_mut(count - tail);
+    let (nodes_head, nodes_tail) = ws.nodes.split_at(count - tail);
+    // the window's rows from the tail's first node on
+    let tail_j = nodes_tail.first().map_or(rect.ny, |&k| (k as usize / nx) as i32);
+    let tail_rows = Rect {
+        j0: rect.j0 + tail_j,
+        ny: rect.ny - tail_j,
+        ..rect
+    };
+    let tail_off = tail_j as usize * nx;
     let (mask, nodes, cells) = (&ws.mask, &ws.nodes, &ws.cached_nodes);
+    let (h, zmin) = (&ws.h, &ws.raster.zmin);
+    let [tail_zp, tail_js] = &mut ws.tail_state;
     let dist = &mut ws.dist;
-    let distances = move || dist.find(mask, cells, nx, &rect, &foot_box);
-    let (soil, zn, h, zmin) = (&ws.soils, &mut ws.zn, &ws.h, &ws.raster.zmin);
+    let distances = move || {
+        dist.find(mask, cells, nx, &rect, &foot_box);
+        if nodes_tail.is_empty() {
+            return 0.0;
+        }
+        grid.load_state(&tail_rows, tail_zp, tail_js);
+        let mut z_max = 0.0f64;
+        for (&k, x) in nodes_tail.iter().zip(zn_tail.iter_mut()) {
+            let k = k as usize;
+            let z = h[k] + tail_zp[k - tail_off] - zmin[k];
+            *x = bekker(1.0, p.n, z);
+            z_max = z_max.max(z);
+        }
+        z_max
+    };
+    let soil = &ws.soils;
     let (zp, js, class, k_b, cached_al) = (
         &mut ws.zp,
         &mut ws.j,
@@ -910,9 +954,14 @@ pub fn evaluate(
         &mut ws.cached_al,
     );
     let mut loads = move || {
-        // the heights are those of the detection (moved with the window); the rest
-        // of the soil state
+        // the rest of the soil state (the heights are those of the detection, moved
+        // with the window)
         grid.load_state(&rect, zp, js);
+        let zp = &*zp;
+        let sinkage = |k: u32| {
+            let k = k as usize;
+            h[k] + zp[k] - zmin[k]
+        };
         if new_footprint {
             *cached_al = area_and_contour(mask, nx, nodes);
         }
@@ -933,27 +982,23 @@ pub fn evaluate(
         k_b.extend(soil.iter().map(|s| s.k_c / b_eff + s.k_phi));
         // pressure weighting, eq. (6)
         let mut p_mean = 0.0;
-        zn.clear();
         let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
         if class.is_empty() {
             let (n, k_b) = (p.n, k_b[0]);
-            for &k in nodes {
-                let k = k as usize;
+            for (&k, x) in nodes_head.iter().zip(zn_head.iter_mut()) {
                 // z^n, once per node (reused for its yield pressure below)
-                let z = h[k] + zp[k] - zmin[k];
-                let x = bekker(1.0, n, z);
-                zn.push(x);
-                p_mean += k_b * x;
+                let z = sinkage(k);
+                *x = bekker(1.0, n, z);
+                p_mean += k_b * *x;
                 z_max = z_max.max(z);
             }
         } else {
-            for &k in nodes {
-                let k = k as usize;
-                let s = &soil[class[k] as usize];
-                let z = h[k] + zp[k] - zmin[k];
-                let x = bekker(1.0, s.n, z);
-                zn.push(x);
-                p_mean += k_b[class[k] as usize] * x;
+            for (&k, x) in nodes_head.iter().zip(zn_head.iter_mut()) {
+                let c = class[k as usize] as usize;
+                let s = &soil[c];
+                let z = sinkage(k);
+                *x = bekker(1.0, s.n, z);
+                p_mean += k_b[c] * *x;
                 c_sum += s.c;
                 tan_sum += s.tan_phi;
                 z_max = z_max.max(z);
@@ -961,11 +1006,17 @@ pub fn evaluate(
         }
         (area, contour, b_eff, p_mean, c_sum, tan_sum, z_max)
     };
-    let (area, contour, b_eff, mut p_mean, c_sum, tan_sum, z_max) = if need_dist {
-        crate::parallel::join(loads, distances).0
+    let (loaded, z_max_tail) = if need_dist {
+        crate::parallel::join(loads, distances)
     } else {
-        loads()
+        (loads(), 0.0)
     };
+    let (area, contour, b_eff, mut p_mean, c_sum, tan_sum, z_max) = loaded;
+    let z_max = z_max.max(z_max_tail);
+    // (one soil: its k)
+    for &x in &ws.zn[count - tail..] {
+        p_mean += ws.k_b[0] * x;
+    }
     ws.cached_dist |= need_dist;
     // the soil update's window: the footprint's box and room for its berm
     let tan_psi = least_tan_repose(&ws.soils);
