@@ -84,10 +84,12 @@ pub struct FootNode {
     pub k: u32,
     /// gamma_i (k_c / b_eff + k_phi), Pa / m^n: the yield pressure is this times z^n.
     pub gk: f64,
-    /// Contact surface normal n_i, unit, pointing from the soil into the body.
-    pub n: Vector3<f64>,
-    /// Contact velocity v_i of the body surface at the node, m/s.
-    pub v: Vector3<f64>,
+    /// The normal part of the contact velocity v_i of the body surface at the node,
+    /// (v_i . n_i) n_i with n_i the unit contact normal (from the soil into the body),
+    /// m/s: the soil it moves (Fig. 11).
+    pub vn: Vector3<f64>,
+    /// Sliding speed: the tangential part of v_i, |v_i - vn|, m/s.
+    pub slide: f64,
     /// Sinkage z_i below the node's level before loading at the evaluation, m.
     pub z: f64,
     /// z_i^n, so that the soil update need not recompute it for the same z.
@@ -593,7 +595,8 @@ impl NodeInput<'_> {
         // shear, eq. (8): Mohr-Coulomb c + p tan(phi) plus Coulomb friction mu p,
         // against the sliding velocity; mobilized with the node's shear displacement
         // j (Janosi-Hanamoto, 1 - exp(-j/K)), its direction regularized over v_shear
-        let v_t = v - n * v.dot(&n);
+        let vn = n * v.dot(&n);
+        let v_t = v - vn;
         let speed = v_t.norm();
         let mut f = n * (pressure * a_i);
         if speed > 0.0 {
@@ -614,8 +617,8 @@ impl NodeInput<'_> {
             FootNode {
                 k: k as u32,
                 gk,
-                n,
-                v,
+                vn,
+                slide: speed,
                 z,
                 zn: self.zn[m],
                 zmin: self.zmin[k],

@@ -520,9 +520,8 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     }
     for (f, &k) in ws.foot.iter().zip(&ws.foot_k) {
         let k = k as usize;
-        let slide = (f.v - f.n * f.v.dot(&f.n)).norm();
-        if slide > 0.0 {
-            ws.j[k] += slide * dt;
+        if f.slide > 0.0 {
+            ws.j[k] += f.slide * dt;
             ws.changed[k] = true;
         }
     }
@@ -616,7 +615,7 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
         // Fig. 11/12: only the normal part of the contact velocity moves soil; its
         // horizontal part drives the parallel (bulldozing) field, its vertical part
         // the radial (sinkage) field, in the ratio of the two.
-        let vn = f.n * f.v.dot(&f.n);
+        let vn = f.vn;
         let horizontal = (vn.x * vn.x + vn.y * vn.y).sqrt();
         let vertical = vn.z.abs();
         let share = if horizontal + vertical > 1e-12 {
