@@ -327,9 +327,9 @@ pub struct Workspace {
     pub(crate) border: Vec<u32>,
     /// The radial field's sources and the border nodes it feeds.
     pub(crate) radial: super::deform::RadialField,
-    /// The parallel field's walks: from footprint node (window index) along (dx, dy)
-    /// with the soil it carries, m.
-    pub(crate) walks: Vec<(u32, f64, f64, f64)>,
+    /// The parallel field's walks: from footprint node (window column and row) along
+    /// (dx, dy) with the soil it carries, m.
+    pub(crate) walks: Vec<([u32; 2], f64, f64, f64)>,
     pub(crate) changed: Vec<bool>,
     /// A prepared soil update waits for its commit (see [`super::deform::prepare`]).
     pub(crate) pending: bool,

@@ -153,8 +153,9 @@ impl Runs {
     fn at(&mut self, mask: &[bool], nx: usize, ny: usize, d: usize, q: usize) -> u32 {
         if !self.built[d] {
             self.built[d] = true;
+            // written over the mask's columns and rows below, where every query lies
+            // (a query is a footprint node); the rest is never read
             let r = &mut self.len[d];
-            r.clear();
             r.resize(mask.len(), 0);
             let (i0, i1) = (self.cols.0, self.cols.1.min(nx));
             let (j0, j1) = (self.rows.0, self.rows.1.min(ny));
@@ -175,7 +176,8 @@ impl Runs {
                         let j = if d == 2 { j1 - 1 - t } else { j0 + t };
                         let (row, prev) = (j * nx, if d == 2 { j + 1 } else { j.wrapping_sub(1) });
                         for i in i0..i1 {
-                            let before = if prev < ny { r[prev * nx + i] } else { 0 };
+                            // (the row before the first lies outside the mask's rows)
+                            let before = if t > 0 { r[prev * nx + i] } else { 0 };
                             r[row + i] = if mask[row + i] { before + 1 } else { 0 };
                         }
                     }
@@ -186,8 +188,9 @@ impl Runs {
     }
 }
 
-/// Walks from window node `k` along (dx, dy) (nodes per step, the larger component 1)
-/// to the first node outside the footprint mask; the window's edge stops it.
+/// Walks from window node `(i, j)` (column, row) along (dx, dy) (nodes per step, the
+/// larger component 1) to the first node outside the footprint mask (its window
+/// index); the window's edge stops it.
 ///
 /// Along an axis-major direction the walk skips ahead over the run of footprint nodes
 /// in its current row (or column) while the minor coordinate stays the same (found by
@@ -198,11 +201,11 @@ fn march(
     runs: &mut Runs,
     nx: usize,
     ny: usize,
-    k: usize,
+    (i, j): (usize, usize),
     dx: f64,
     dy: f64,
 ) -> usize {
-    let (i0, j0) = ((k % nx) as f64, (k / nx) as f64);
+    let (i0, j0) = (i as f64, j as f64);
     // round to the nearest node (halves up) and clamp to the window; a cast, not
     // f64::round, which is a library call on the baseline x86-64 target
     let pos = |s: f64| {
@@ -229,7 +232,7 @@ fn march(
     if (x_major && dy.abs() * nx as f64 * 2.0 < 1.0)
         || (y_major && dx.abs() * ny as f64 * 2.0 < 1.0)
     {
-        let (mut i, mut j) = (k % nx, k / nx);
+        let (mut i, mut j) = (i, j);
         let step = |c: usize, n: usize, d: f64, by: usize| {
             if d > 0.0 {
                 (c + by).min(n - 1)
@@ -627,7 +630,7 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
         // horizontal normal velocity receives its share (walked below)
         if share > 0.0 {
             if let Some((dx, dy)) = step_dir(vn.x, vn.y) {
-                ws.walks.push((k as u32, dx, dy, dz * share));
+                ws.walks.push(([i, j], dx, dy, dz * share));
             }
         }
         // radial field: accumulated per cluster of nodes, spread below
@@ -651,8 +654,8 @@ fn spread(ws: &mut Workspace) {
     let rf = &mut ws.radial;
     crate::parallel::join(
         || {
-            for &(k, dx, dy, amount) in walks {
-                let q = march(mask, runs, nx, ny, k as usize, dx, dy);
+            for &([i, j], dx, dy, amount) in walks {
+                let q = march(mask, runs, nx, ny, (i as usize, j as usize), dx, dy);
                 if deposit[q] == 0.0 {
                     deposited.push(q as u32);
                 }
@@ -1444,16 +1447,25 @@ mod tests {
         use rand::{Rng, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         let (nx, ny) = (61, 47);
-        for fill in [0.6, 0.9, 1.0] {
+        // one set of runs for all the masks, as in the soil updates: each starts over
+        // from what the last one left, over its own box
+        let mut runs = Runs::default();
+        for (fill, radius) in [(1.0, 22.0), (0.6, 12.0), (0.9, 17.0), (1.0, 9.0)] {
             // a blob with holes, never on the window's edge
             let mask: Vec<bool> = (0..nx * ny)
                 .map(|k| {
                     let (i, j) = (k % nx, k / nx);
-                    let inside = (i as f64 - 30.0).hypot((j as f64 - 23.0) * 1.3) < 22.0;
+                    let inside = (i as f64 - 30.0).hypot((j as f64 - 23.0) * 1.3) < radius;
                     inside && i > 0 && j > 0 && i < nx - 1 && j < ny - 1 && rng.gen::<f64>() < fill
                 })
                 .collect();
-            let mut runs = Runs::default();
+            // its columns and rows, and one more of each (as `sources` gives them)
+            let (mut i0, mut i1, mut j0, mut j1) = (nx, 0, ny, 0);
+            for k in (0..nx * ny).filter(|&k| mask[k]) {
+                let (i, j) = (k % nx, k / nx);
+                (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
+            }
+            runs.reset_to((i0, i1 + 1), (j0, j1 + 1));
             for _ in 0..3000 {
                 let k = rng.gen_range(0..nx * ny);
                 let a = rng.gen_range(0.0..std::f64::consts::TAU);
@@ -1482,7 +1494,7 @@ mod tests {
                     s += 1.0;
                 };
                 assert_eq!(
-                    march(&mask, &mut runs, nx, ny, k, dx, dy),
+                    march(&mask, &mut runs, nx, ny, (k % nx, k / nx), dx, dy),
                     slow,
                     "k {k} dir {dx} {dy}"
                 );
