@@ -751,9 +751,11 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
         // the footprint nodes are the mask's nodes (their grid columns and rows are
         // the evaluation's)
         next.foot.clone_from(&ws.cached_nodes);
-        debug_assert!(next.foot.iter().zip(&ws.foot_ij).all(|(&(gi, gj), &[i, j])| {
-            (gi - r.i0, gj - r.j0) == (i as i32, j as i32)
-        }));
+        debug_assert!(next
+            .foot
+            .iter()
+            .zip(&ws.foot_ij)
+            .all(|(&(gi, gj), &[i, j])| { (gi - r.i0, gj - r.j0) == (i as i32, j as i32) }));
         debug_assert_eq!(next.foot.len(), ws.mask.iter().filter(|&&m| m).count());
     }
 }
