@@ -194,6 +194,20 @@ mod tests {
         assert!(grid.volume().abs() < 1e-12, "{}", grid.volume());
     }
 
+    /// What [`rolling`] rolls through: ds = 1 cm, DLR-A soil on flat ground over 2 m
+    /// by 2 m, a grouser wheel (r = 0.2 m, 16 grousers) and a fresh workspace.
+    fn rolling_rig() -> (f64, SoilParams, Surface, SoilGrid, TriMesh, Workspace) {
+        let ds = 0.01;
+        (
+            ds,
+            SoilParams::dlr_a(),
+            flat(),
+            SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0),
+            TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64),
+            Workspace::default(),
+        )
+    }
+
     /// Step `s` of a wheel rolling forward and sinking, slowly enough that berms rise
     /// around it.
     fn rolling(s: usize) -> BodyMotion {
@@ -212,10 +226,7 @@ mod tests {
     /// fresh workspace that scan-converts anew.
     #[test]
     fn an_evaluation_at_the_same_pose_reuses_the_scan_conversion_exactly() {
-        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
-        let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
-        let mesh = TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64);
-        let mut ws = Workspace::default();
+        let (_, p, base, mut grid, mesh, mut ws) = rolling_rig();
         let mut reused = 0;
         for s in 0..60 {
             let motion = rolling(s);
@@ -265,10 +276,7 @@ mod tests {
     /// 1e-12 m in x or turned by 1e-12 rad more (the evaluation must not take those).
     #[test]
     fn a_scan_made_ahead_is_taken_at_its_pose_only_and_changes_nothing() {
-        let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
-        let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
-        let mesh = TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64);
-        let mut ws = Workspace::default();
+        let (ds, p, base, mut grid, mesh, mut ws) = rolling_rig();
         let motion = rolling;
         let mut taken = 0;
         for s in 0..60 {
