@@ -86,7 +86,10 @@ fn grouser_wheel_on_grid() -> World {
 fn bench(c: &mut Criterion) {
     let mut w = scout();
     w.do_step(1e-3).unwrap();
-    let (broad, narrow) = w.contact_stats();
+    let (broad, narrow) = w
+        .model::<contact_fmu::models::bbcc::adapter::Bbcc>()
+        .unwrap()
+        .contact_stats();
     println!("bbcc_scout_step: 95 bodies, {broad} broad-phase candidate pairs, {narrow} narrow-phase queries per step");
     c.bench_function("bbcc_scout_step", |b| {
         b.iter(|| w.do_step(black_box(1e-3)).unwrap())
@@ -94,7 +97,10 @@ fn bench(c: &mut Criterion) {
 
     let mut w = grouser_wheel_on_grid();
     w.do_step(1e-3).unwrap();
-    let (broad, narrow) = w.contact_stats();
+    let (broad, narrow) = w
+        .model::<contact_fmu::models::bbcc::adapter::Bbcc>()
+        .unwrap()
+        .contact_stats();
     println!("bbcc_grouser_wheel_on_grid_step: 10000 grid cuboids, {broad} broad-phase candidate pairs, {narrow} narrow-phase queries per step");
     c.bench_function("bbcc_grouser_wheel_on_grid_step", |b| {
         b.iter(|| w.do_step(black_box(1e-3)).unwrap())

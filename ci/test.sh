@@ -5,6 +5,8 @@
 #   3. release build and packaging of every example scenario
 #   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
 #      behaviour and the TerRA section 4.1 test as fmpy sees them
+#   5. behaviour unchanged: every example's outputs bit-identical to ci/reference/
+#      (ci/behaviour.py), and docs/scenario-format.md current with the schema
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -37,3 +39,9 @@ step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
 
 step "fmpy: validate and simulate every example FMU"
 .venv/bin/python ci/fmpy_check.py target/fmu
+
+step "behaviour: every example FMU's outputs bit-identical to ci/reference/behaviour.json"
+.venv/bin/python ci/behaviour.py check target/fmu ci/reference/behaviour.json
+
+step "docs: the scenario field reference matches the schema"
+.venv/bin/python ci/scenario_doc.py --check

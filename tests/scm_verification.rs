@@ -8,6 +8,7 @@ mod common;
 use common::{world_get as get, world_set as set};
 use contact_fmu::cosim::variables::Phase;
 use contact_fmu::cosim::World;
+use contact_fmu::models::scm::adapter::{Scm, SoilState};
 use contact_fmu::scenario;
 use fmi::fmi2::instance::{CoSimulation, Common};
 
@@ -103,7 +104,7 @@ fn bulldozing_builds_a_hump_and_raises_the_motion_resistance() {
         );
         let r = run_rig(&mut w, 3.0, 1.0, 0.01, &["wheel.Fx", "wheel.x"]);
         let d = w.snapshot();
-        let soil = d.soil.unwrap();
+        let soil = d.model::<SoilState>().unwrap();
         let base = contact_fmu::models::terrain::Surface::Plane {
             height: 0.0,
             angle: 0.0,
@@ -283,7 +284,7 @@ fn the_rig_wheel_gives_the_same_bits_on_any_thread_count_with_or_without_the_sca
     let run = |threads: usize, ahead: bool| {
         contact_fmu::parallel::with_threads(threads, || {
             let mut w = world("scm_single_wheel", &[("soil.ds", 0.005)]);
-            w.set_scm_scan_ahead(ahead);
+            w.model_mut::<Scm>().unwrap().set_scan_ahead(ahead);
             let mut outs = vec![];
             for _ in 0..40 {
                 w.do_step(0.005).unwrap();
@@ -296,7 +297,11 @@ fn the_rig_wheel_gives_the_same_bits_on_any_thread_count_with_or_without_the_sca
                     outs.push(get(&mut w, name));
                 }
             }
-            (outs, w.snapshot(), w.scm_scans_taken_ahead())
+            (
+                outs,
+                w.snapshot(),
+                w.model::<Scm>().unwrap().scans_taken_ahead(),
+            )
         })
     };
     let (a, da, taken) = run(1, true);
@@ -372,7 +377,7 @@ fn driven_wheels_continue_bit_identically_from_a_state_whatever_outputs_are_read
     }
     let bytes = contact_fmu::cosim::snapshot::encode("guid", 0, &w.snapshot());
     let a: Vec<_> = (40..70).map(|k| drive(&mut w, k, false)).collect();
-    let soil_a = w.snapshot().soil;
+    let soil_a = w.snapshot().model::<SoilState>().cloned();
     for peek in [false, true] {
         let (_, back) = contact_fmu::cosim::snapshot::decode("guid", &bytes).unwrap();
         w.restore(&back).unwrap();
@@ -382,7 +387,7 @@ fn driven_wheels_continue_bit_identically_from_a_state_whatever_outputs_are_read
             "outputs after a restore (outputs read after the inputs: {peek})"
         );
         assert!(
-            w.snapshot().soil == soil_a,
+            w.snapshot().model::<SoilState>().cloned() == soil_a,
             "soil after a restore (peek {peek})"
         );
     }
@@ -402,7 +407,8 @@ fn multi_pass_a_second_wheel_in_the_rut_meets_lower_motion_resistance() {
         let start = w.snapshot();
         let first = run_rig(&mut w, 3.0, 1.5, 0.01, &names);
         let mut again = start.clone();
-        again.soil = w.snapshot().soil;
+        *again.model_mut::<SoilState>().unwrap() =
+            w.snapshot().model::<SoilState>().unwrap().clone();
         w.restore(&again).unwrap();
         let second = run_rig(&mut w, 3.0, 1.5, 0.01, &names);
         let resistance = |r: &[f64]| -r[1] / 0.25 - r[0];
@@ -549,7 +555,8 @@ fn a_rolling_wheel_leaves_a_rut_as_deep_as_it_ran_with_berms_beside_it() {
         );
         w.do_step(1e-3).unwrap();
     }
-    let soil = w.snapshot().soil.unwrap();
+    let snapshot = w.snapshot();
+    let soil = snapshot.model::<SoilState>().unwrap();
     let base = contact_fmu::models::terrain::Surface::Plane {
         height: 0.0,
         angle: 0.0,
@@ -595,7 +602,8 @@ fn a_rolling_wheel_leaves_a_rut_as_deep_as_it_ran_with_berms_beside_it() {
 /// footprint (no shear displacement: the update resets it where the body left, and a
 /// slipping wheel's footprint nodes all have some).
 fn steepest_rise_off_the_footprint(w: &World) -> f64 {
-    let soil = w.snapshot().soil.unwrap();
+    let snapshot = w.snapshot();
+    let soil = snapshot.model::<SoilState>().unwrap();
     let g = &soil.grid;
     let tiles: std::collections::HashMap<(i32, i32), usize> = g
         .tiles()
@@ -680,7 +688,8 @@ fn a_hole_slumps_to_the_angle_of_repose_when_the_plate_is_drawn_out() {
     }
     assert_eq!(get(&mut w, "probe.f[3]"), 0.0);
     let rise = steepest_rise_off_the_footprint(&w);
-    let soil = w.snapshot().soil.unwrap();
+    let snapshot = w.snapshot();
+    let soil = snapshot.model::<SoilState>().unwrap();
     let limit = soil.grid.ds * 35f64.to_radians().tan();
     let tol = contact_fmu::models::scm::deform::EROSION_TOL;
     let base = contact_fmu::models::terrain::Surface::Plane {

@@ -621,7 +621,7 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
         let state = State::from_tag(tag).ok_or_else(|| {
             format!("the serialized FMU state has an unknown FMI state tag {tag}")
         })?;
-        inst.world.fits(&dynamic)?;
+        let dynamic = inst.world.adopt(dynamic)?;
         let s = Box::new(SavedState {
             magic: SAVED_STATE_MAGIC,
             state,

@@ -5,9 +5,11 @@
 pub mod bodies;
 pub mod capabilities;
 pub mod layout;
+pub mod model;
+pub mod registry;
 pub mod snapshot;
 pub mod units;
 pub mod variables;
 mod world;
 
-pub use world::{Dynamic, SoilState, Values, VarError, World, WorldError};
+pub use world::{Dynamic, Values, VarError, World, WorldError};

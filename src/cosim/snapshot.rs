@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 8] = b"CFMUSTAT";
 /// Bump when [`Dynamic`] changes shape.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

@@ -345,6 +345,72 @@ impl VariableTable {
         })
     }
 
+    /// Adds a discrete Integer output (`initial="calculated"`) and returns its value reference.
+    pub fn integer_output(
+        &mut self,
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> usize {
+        self.push(Variable {
+            name: name.into(),
+            vr: 0,
+            ty: VarType::Integer,
+            causality: Causality::Output,
+            variability: Variability::Discrete,
+            initial: Some(Initial::Calculated),
+            unit: None,
+            description: description.into(),
+            start: None,
+            bounds: Bounds::ANY,
+        })
+    }
+
+    /// Adds an Integer parameter (`initial="exact"`) within `bounds` and returns its
+    /// value reference.
+    pub fn integer_parameter(
+        &mut self,
+        name: impl Into<String>,
+        variability: Variability,
+        start: i32,
+        bounds: Bounds,
+        description: impl Into<String>,
+    ) -> usize {
+        self.push(Variable {
+            name: name.into(),
+            vr: 0,
+            ty: VarType::Integer,
+            causality: Causality::Parameter,
+            variability,
+            initial: Some(Initial::Exact),
+            unit: None,
+            description: description.into(),
+            start: Some(Start::Integer(start)),
+            bounds,
+        })
+    }
+
+    /// Adds a Boolean parameter (`initial="exact"`) and returns its value reference.
+    pub fn boolean_parameter(
+        &mut self,
+        name: impl Into<String>,
+        variability: Variability,
+        start: bool,
+        description: impl Into<String>,
+    ) -> usize {
+        self.push(Variable {
+            name: name.into(),
+            vr: 0,
+            ty: VarType::Boolean,
+            causality: Causality::Parameter,
+            variability,
+            initial: Some(Initial::Exact),
+            unit: None,
+            description: description.into(),
+            start: Some(Start::Boolean(start)),
+            bounds: Bounds::ANY,
+        })
+    }
+
     /// Adds `name[1..N]` Real variables through `add` and returns their value references.
     pub fn real_array<const N: usize>(
         &mut self,

@@ -6,6 +6,7 @@ pub mod earth_pressure;
 pub mod rig;
 pub mod rigid_body;
 pub mod scm;
-pub mod single_wheel;
 pub mod terra;
 pub mod terrain;
+
+pub use rig::single_wheel;

@@ -121,3 +121,14 @@ mod tests {
         assert!((angle - 3.0).abs() < 1e-9, "{angle}");
     }
 }
+
+/// Pose and velocities of a body (world frame), as the contact models see it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BodyMotion {
+    /// Body to world.
+    pub iso: nalgebra::Isometry3<f64>,
+    /// Velocity of the body origin, m/s.
+    pub v: Vector3<f64>,
+    /// Angular velocity, rad/s.
+    pub w: Vector3<f64>,
+}

@@ -88,7 +88,7 @@ pub struct FmuContents {
 
 /// Builds the contents of the FMU of `scenario`.
 pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
-    let (table, _) = layout::build(scenario);
+    let (table, _, _) = layout::build(scenario);
     FmuContents {
         scenario: scenario.clone(),
         model_description: model_description::write(scenario, &table, generated_at),

@@ -7,6 +7,7 @@
 //! - [`pair`]: the wrench between two shapes (narrow phase: parry's GJK/EPA).
 //! - [`broad_phase`]: sweep and prune over axis-aligned bounding boxes.
 
+pub mod adapter;
 pub mod box_box;
 pub mod broad_phase;
 pub mod friction;

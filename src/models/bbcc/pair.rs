@@ -8,15 +8,7 @@ use nalgebra::{Isometry3, Vector3};
 use parry3d_f64::shape::Shape;
 
 /// A body as the contact sees it, world frame.
-#[derive(Debug, Clone, Copy)]
-pub struct BodyPose {
-    /// Pose of the body origin.
-    pub iso: Isometry3<f64>,
-    /// Velocity of the body origin, m/s.
-    pub v: Vector3<f64>,
-    /// Angular velocity, rad/s.
-    pub w: Vector3<f64>,
-}
+pub type BodyPose = crate::models::rigid_body::BodyMotion;
 
 impl BodyPose {
     /// Velocity of the body-fixed point at `p` (world), m/s.

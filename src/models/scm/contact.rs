@@ -43,16 +43,7 @@ pub fn update_margin(b: f64, z: f64, ds: f64, tan_psi: f64) -> i32 {
     nodes.clamp(MARGIN, MAX_MARGIN)
 }
 
-/// Pose and velocities of a contact object (world frame).
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BodyMotion {
-    /// Body to world.
-    pub iso: Isometry3<f64>,
-    /// Velocity of the body origin, m/s.
-    pub v: Vector3<f64>,
-    /// Angular velocity, rad/s.
-    pub w: Vector3<f64>,
-}
+pub use crate::models::rigid_body::BodyMotion;
 
 /// What one SCM evaluation gives for a body (world frame).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

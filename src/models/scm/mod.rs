@@ -10,6 +10,7 @@
 //! - [`export`]: the soil height field as a PNG image and a PLY mesh.
 //! - [`soil_map`]: soil classes per node (a parameter map).
 
+pub mod adapter;
 pub mod contact;
 pub mod deform;
 pub mod export;

@@ -12,6 +12,7 @@
 //! direction `f` (tangent to the terrain, perpendicular to the axle) and the axle.
 //! Positive wheel rate `omega` drives forward.
 
+pub mod adapter;
 pub mod normal;
 pub mod params;
 pub mod resistance;

@@ -5,6 +5,9 @@
 //! wheel-soil model (TerRA's k_el) does not ring undamped, as it would not under the
 //! implicit solvers of the paper's Modelica setting.
 
+pub mod adapter;
+pub mod single_wheel;
+
 use serde::{Deserialize, Serialize};
 
 /// How the carriage moves along x.

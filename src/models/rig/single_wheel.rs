@@ -1,9 +1,9 @@
 //! A TerRA wheel on the single-wheel rig over a rigid terrain surface: contact
 //! geometry in the rig plane, the TerRA forces, and the rig dynamics, for one step.
 
-use super::rig::{RigDrive, RigState};
-use super::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
-use super::terrain::Surface;
+use super::{RigDrive, RigState};
+use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
+use crate::models::terrain::Surface;
 use nalgebra::Vector3;
 
 /// Everything the rig reports after a step (world frame, rig plane x-z).

@@ -1,0 +1,665 @@
+//! BBCC's adapter: the model as the world calls it (see [`crate::cosim::model`]).
+//! Declares the materials, the BBCC constants and the per-body contact outputs; keeps
+//! the parry shapes, the broad phase and the contact memories.
+
+use super::broad_phase::SweepAndPrune;
+use super::pair::{pair_wrench, BodyPose, PairLaw};
+use super::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
+use super::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
+use crate::cosim::layout::ShapeVrs;
+use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
+use crate::cosim::variables::{Bounds, Variability, VariableTable};
+use crate::cosim::WorldError;
+use crate::models::terrain::Surface;
+use crate::scenario::{Material, Shape};
+use nalgebra::{Isometry3, Vector3};
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::shape::SharedShape;
+use std::any::Any;
+use Variability::Tunable;
+
+/// Value references of a contact material.
+#[derive(Debug, Clone, Copy)]
+pub struct MaterialVrs {
+    pub e: usize,
+    pub nu: usize,
+    pub zeta: usize,
+    pub mu: usize,
+    /// Bengisu-Akay (mu_s, xi), eq. (5), when given.
+    pub stiction: Option<(usize, usize)>,
+}
+
+/// BBCC constants.
+#[derive(Debug, Clone, Copy)]
+pub struct BbccVrs {
+    pub v_d: usize,
+    pub impact_velocity_min: usize,
+}
+
+fn material(t: &mut VariableTable, prefix: &str, m: &Material) -> MaterialVrs {
+    MaterialVrs {
+        e: t.real_parameter(
+            format!("{prefix}.E"),
+            Tunable,
+            "Pa",
+            m.E,
+            Bounds::POSITIVE,
+            "Young's modulus E (Buse 2023 eq. (3))",
+        ),
+        nu: t.real_parameter(
+            format!("{prefix}.nu"),
+            Tunable,
+            "1",
+            m.nu,
+            Bounds {
+                min: Some(0.0),
+                max: Some(0.5),
+                positive: false,
+            },
+            "Poisson ratio nu (Buse 2023 eq. (3))",
+        ),
+        zeta: t.real_parameter(
+            format!("{prefix}.zeta"),
+            Tunable,
+            "1",
+            m.zeta,
+            Bounds {
+                min: Some(0.0),
+                max: Some(1.0),
+                positive: true,
+            },
+            "coefficient of restitution zeta (Buse 2023 eq. (2)); a pair uses the harmonic mean",
+        ),
+        mu: t.real_parameter(
+            format!("{prefix}.mu"),
+            Tunable,
+            "1",
+            m.mu,
+            Bounds::NON_NEGATIVE,
+            "Coulomb friction coefficient mu (Buse 2023 eq. (4)); a pair uses the harmonic mean",
+        ),
+        stiction: match (m.mu_s, m.xi) {
+            (Some(mu_s), Some(xi)) => Some((
+                t.real_parameter(
+                    format!("{prefix}.mu_s"),
+                    Tunable,
+                    "1",
+                    mu_s,
+                    Bounds::NON_NEGATIVE,
+                    "static friction coefficient mu_s of the Bengisu-Akay law (Buse 2023 eq. (5))",
+                ),
+                t.real_parameter(
+                    format!("{prefix}.xi"),
+                    Tunable,
+                    "s/m",
+                    xi,
+                    Bounds::NON_NEGATIVE,
+                    "decay xi of the Bengisu-Akay law (Buse 2023 eq. (5))",
+                ),
+            )),
+            _ => None,
+        },
+    }
+}
+
+/// Longest edge of the body's bounding box, m: the paper's R_i estimate.
+fn longest_edge(shape: &Shape) -> f64 {
+    match shape {
+        Shape::Sphere { radius } => 2.0 * radius,
+        Shape::Wheel { radius, width }
+        | Shape::Cylinder {
+            radius,
+            height: width,
+        } => (2.0 * radius).max(*width),
+        Shape::GrouserWheel {
+            radius,
+            width,
+            grouser_height,
+            ..
+        } => (2.0 * (radius + grouser_height)).max(*width),
+        Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
+        Shape::Plate { radius, thickness } => (2.0 * radius).max(*thickness),
+        // from the built shape's bounding box at initialization (see World)
+        Shape::ConvexMesh { .. }
+        | Shape::Compound { .. }
+        | Shape::CuboidGrid { .. }
+        | Shape::Generated { .. } => 0.0,
+    }
+}
+
+/// Per-body BBCC outputs.
+#[derive(Debug, Clone, Copy)]
+struct BodyOut {
+    /// `<body>.penetration`
+    penetration: usize,
+    /// `<body>.contacts` (Integer)
+    contacts: usize,
+}
+
+/// BBCC in a world: bodies with the terrain and with each other.
+pub struct Bbcc {
+    constants: Option<BbccVrs>,
+    terrain_material: Option<MaterialVrs>,
+    /// Per body: its `contact_length` and material, when it has one.
+    materials: Vec<Option<(usize, MaterialVrs)>>,
+    outputs: Vec<Option<BodyOut>>,
+    /// Bodies in contact with the terrain.
+    ground_pairs: Vec<usize>,
+    /// Body pairs (i < j) that may touch, sorted.
+    pairs: Vec<(usize, usize)>,
+    /// Contact memories: the ground pairs, then the body pairs.
+    memory: Vec<ContactMemory>,
+    /// Per body: the wrench of the last evaluation, kept so that the evaluation at the
+    /// end of a step (for the outputs) serves the first sub-step of the next one.
+    wrench: Vec<ContactWrench>,
+    /// `wrench` holds the contacts of the current state (nothing moved and no input
+    /// changed since).
+    fresh: bool,
+    /// Each body's parry shape (built at initialization), None for non-BBCC bodies.
+    shapes: Vec<Option<SharedShape>>,
+    /// R_i of each body when its `contact_length` is 0 (auto): the longest edge.
+    auto_length: Vec<f64>,
+    /// The terrain as a half-space, for plane surfaces.
+    halfspace: Option<(SharedShape, Isometry3<f64>)>,
+    /// Work buffers (no allocation while stepping).
+    poses: Vec<BodyPose>,
+    boxes: Vec<Option<Aabb>>,
+    sweep: SweepAndPrune,
+    candidates: Vec<(u32, u32)>,
+    seen: Vec<bool>,
+    touching: Vec<i32>,
+    /// n x n: index into `pairs`, or u32::MAX.
+    pair_index: Vec<u32>,
+    /// Broad-phase candidate pairs and narrow-phase queries of the last evaluation.
+    stats: (usize, usize),
+}
+
+/// Declares BBCC when the scenario has a `bbcc` section or a material anywhere.
+pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
+    let s = d.scenario;
+    if s.bbcc.is_none()
+        && s.terrain.material.is_none()
+        && s.bodies.iter().all(|b| b.material.is_none())
+    {
+        return None;
+    }
+    let t = &mut *d.table;
+    let terrain_material = s
+        .terrain
+        .material
+        .as_ref()
+        .map(|m| material(t, "terrain", m));
+    let constants = s.bbcc.as_ref().map(|b| BbccVrs {
+        v_d: t.real_parameter("bbcc.v_d", Tunable, "m/s", b.v_d, Bounds::POSITIVE, "velocity dead band v_d of the regularized Coulomb friction (Buse 2023 eq. (4))"),
+        impact_velocity_min: t.real_parameter("bbcc.impact_velocity_min", Tunable, "m/s", b.impact_velocity_min, Bounds::POSITIVE, "lower bound of the pre-impact velocity in the damping of Buse 2023 eq. (2); keeps it finite for contacts that start at rest"),
+    });
+    let n = d.bodies.len();
+    let mut materials = vec![None; n];
+    let mut outputs = vec![None; n];
+    for (i, b) in s.bodies.iter().enumerate() {
+        let Some(m) = &b.material else { continue };
+        let name = &b.name;
+        let contact_length = t.real_parameter(
+            format!("{name}.contact_length"),
+            Tunable,
+            "m",
+            longest_edge(&b.shape),
+            Bounds::NON_NEGATIVE,
+            "R_i of Buse 2023 eq. (3): the body's longest edge (0: the longest edge of its bounding box); a pair uses 1/R = 1/R_1 + 1/R_2 (the ground counts as infinite)",
+        );
+        materials[i] = Some((contact_length, material(t, name, m)));
+        let penetration = t.real_output(
+            format!("{name}.penetration"),
+            "m",
+            "deepest penetration of the body into what it touches",
+        );
+        let contacts = t.integer_output(
+            format!("{name}.contacts"),
+            "number of touching BBCC partners",
+        );
+        outputs[i] = Some(BodyOut {
+            penetration,
+            contacts,
+        });
+    }
+    // Expand the pairs of bodies and collections into body pairs, sorted and unique.
+    let members = |name: &str| -> Vec<usize> {
+        match s.body_index(name) {
+            Some(i) => vec![i],
+            None => s
+                .bodies
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| b.group.as_deref() == Some(name))
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    };
+    let mut ground_pairs: Vec<usize> = vec![];
+    let mut pairs: Vec<(usize, usize)> = vec![];
+    for [a, b] in s.bbcc.iter().flat_map(|b| b.pairs.iter()) {
+        if a == "terrain" || b == "terrain" {
+            ground_pairs.extend(members(if a == "terrain" { b } else { a }));
+            continue;
+        }
+        for i in members(a) {
+            for j in members(b) {
+                if i != j {
+                    pairs.push((i.min(j), i.max(j)));
+                }
+            }
+        }
+    }
+    ground_pairs.sort_unstable();
+    ground_pairs.dedup();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut pair_index = vec![u32::MAX; n * n];
+    for (k, &(i, j)) in pairs.iter().enumerate() {
+        pair_index[i * n + j] = k as u32;
+    }
+    Some(Box::new(Bbcc {
+        constants,
+        terrain_material,
+        materials,
+        outputs,
+        memory: vec![ContactMemory::default(); ground_pairs.len() + pairs.len()],
+        candidates: Vec::with_capacity(pairs.len().min(4096)),
+        seen: vec![false; pairs.len()],
+        ground_pairs,
+        pairs,
+        wrench: vec![ContactWrench::default(); n],
+        fresh: false,
+        shapes: vec![None; n],
+        auto_length: vec![0.0; n],
+        halfspace: None,
+        poses: vec![
+            BodyPose {
+                iso: Isometry3::identity(),
+                v: Vector3::zeros(),
+                w: Vector3::zeros()
+            };
+            n
+        ],
+        boxes: vec![None; n],
+        sweep: SweepAndPrune::default(),
+        touching: vec![0; n],
+        pair_index,
+        stats: (0, 0),
+    }))
+}
+
+/// Is the world AABB of `shape` at `pose` entirely above the terrain plane (through
+/// `plane.translation`, normal from `surface`)?
+fn above_plane(
+    shape: &dyn parry3d_f64::shape::Shape,
+    pose: &Isometry3<f64>,
+    plane: &Isometry3<f64>,
+    surface: &Surface,
+) -> bool {
+    let Surface::Plane { angle, .. } = surface else {
+        return false;
+    };
+    let n = Vector3::new(-angle.sin(), 0.0, angle.cos());
+    let aabb = shape.compute_aabb(pose);
+    // the box corner furthest along -n
+    let corner = Vector3::new(
+        if n.x > 0.0 { aabb.mins.x } else { aabb.maxs.x },
+        if n.y > 0.0 { aabb.mins.y } else { aabb.maxs.y },
+        if n.z > 0.0 { aabb.mins.z } else { aabb.maxs.z },
+    );
+    (corner - plane.translation.vector).dot(&n) > 0.0
+}
+
+fn material_of(w: &Frame, m: &MaterialVrs) -> (f64, f64, f64, f64) {
+    (w.real(m.e), w.real(m.nu), w.real(m.zeta), w.real(m.mu))
+}
+
+impl Bbcc {
+    /// Broad-phase candidate pairs and narrow-phase queries of the last evaluation.
+    pub fn contact_stats(&self) -> (usize, usize) {
+        self.stats
+    }
+
+    /// R_i of body `b`, m: its `contact_length`, or its longest edge when that is 0.
+    fn contact_length(&self, w: &Frame, b: usize) -> f64 {
+        let set = self.materials[b].map(|(vr, _)| w.real(vr)).unwrap_or(0.0);
+        if set > 0.0 {
+            set
+        } else {
+            self.auto_length[b]
+        }
+    }
+
+    /// Constants of the BBCC contact of body `a` (None: the terrain) with body `b`,
+    /// from the current parameters (Buse 2023 section 4.1.1). Pairs are validated: both
+    /// sides have materials.
+    fn law(&self, w: &Frame, a: Option<usize>, b: usize) -> PairLaw {
+        let mat = |x: Option<usize>| match x {
+            Some(i) => self.materials[i].map(|(_, m)| m),
+            None => self.terrain_material,
+        };
+        let (Some(ma), Some(mb), Some(bb)) = (mat(a), mat(Some(b)), &self.constants) else {
+            return PairLaw {
+                k: 0.0,
+                r_eff: 1.0,
+                zeta: 1.0,
+                mu: 0.0,
+                stiction: None,
+                v_d: 1.0,
+                impact_velocity_min: 1.0,
+            };
+        };
+        let (e1, nu1, z1, mu1) = material_of(w, &ma);
+        let (e2, nu2, z2, mu2) = material_of(w, &mb);
+        // 1/R = 1/R_1 + 1/R_2; the terrain is unbounded.
+        let r_a = a
+            .map(|i| self.contact_length(w, i))
+            .unwrap_or(f64::INFINITY);
+        let r_eff = hunt_crossley::effective_radius(r_a, self.contact_length(w, b));
+        let st = |m: &MaterialVrs| m.stiction.map(|(s, x)| (w.real(s), w.real(x)));
+        let stiction = match (st(&ma), st(&mb)) {
+            (Some((s1, x1)), Some((s2, x2))) => {
+                Some((harmonic_mean(s1, s2), harmonic_mean(x1, x2)))
+            }
+            (Some(v), None) | (None, Some(v)) => Some(v),
+            (None, None) => None,
+        };
+        PairLaw {
+            k: hunt_crossley::stiffness(r_eff, e1, nu1, e2, nu2),
+            r_eff,
+            zeta: harmonic_mean(z1, z2),
+            mu: harmonic_mean(mu1, mu2),
+            stiction,
+            v_d: w.real(bb.v_d),
+            impact_velocity_min: w.real(bb.impact_velocity_min),
+        }
+    }
+
+    /// Builds the BBCC shapes from the scenario and the current (fixed) parameters.
+    fn build_shapes(&mut self, w: &Frame) -> Result<(), WorldError> {
+        let in_bbcc: Vec<bool> = (0..w.bodies.len())
+            .map(|b| {
+                self.ground_pairs.contains(&b) || self.pairs.iter().any(|&(i, j)| i == b || j == b)
+            })
+            .collect();
+        for (b, body) in w.bodies.iter().enumerate() {
+            self.shapes[b] = None;
+            if !in_bbcc[b] {
+                continue;
+            }
+            let name = &body.name;
+            let geometry = crate::cosim::bodies::geometry(
+                &body.spec,
+                &body.shape,
+                &w.values.reals,
+                &w.values.integers,
+                w.meshes,
+            )
+            .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
+            .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
+            let shape = crate::models::bbcc::shapes::build(&geometry)
+                .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
+            self.auto_length[b] = crate::models::bbcc::shapes::longest_edge(&shape);
+            self.shapes[b] = Some(shape);
+        }
+        self.halfspace = match *w.surface {
+            Surface::Plane { height, angle } => Some((
+                SharedShape::halfspace(nalgebra::Unit::new_normalize(Vector3::new(
+                    -angle.sin(),
+                    0.0,
+                    angle.cos(),
+                ))),
+                Isometry3::translation(0.0, 0.0, height),
+            )),
+            Surface::Profile { .. } | Surface::Field(_) => None,
+        };
+        Ok(())
+    }
+
+    fn accumulate(
+        &mut self,
+        b: usize,
+        force: Vector3<f64>,
+        torque: Vector3<f64>,
+        depth: f64,
+        in_contact: bool,
+    ) {
+        let acc = &mut self.wrench[b];
+        acc.force += force;
+        acc.torque += torque;
+        if in_contact {
+            acc.depth = acc.depth.max(depth);
+            acc.in_contact = true;
+            self.touching[b] += 1;
+        }
+    }
+
+    /// BBCC (Buse 2023, section 4.1): bodies with the terrain, then body pairs through
+    /// the AABB broad phase and parry's narrow phase.
+    fn contacts(&mut self, w: &Frame, advance: bool) {
+        for t in self.touching.iter_mut() {
+            *t = 0;
+        }
+        if self.constants.is_none() {
+            return;
+        }
+        for b in 0..self.poses.len() {
+            if self.shapes[b].is_some() {
+                self.poses[b] = w.pose_of(b);
+            }
+        }
+        let mut ground_queries = 0;
+        // Bodies on the terrain: the plane as a parry half-space; spheres on a profile
+        // analytically.
+        for p in 0..self.ground_pairs.len() {
+            let b = self.ground_pairs[p];
+            // broad phase against the plane: skip a body whose box is above it (before
+            // any per-pair work)
+            if let (Some((_, iso)), Some(shape)) = (&self.halfspace, &self.shapes[b]) {
+                if above_plane(shape.as_ref(), &self.poses[b].iso, iso, w.surface) {
+                    if advance {
+                        self.memory[p] = ContactMemory::default();
+                    }
+                    continue;
+                }
+            }
+            let law = self.law(w, None, b);
+            let mut memory = self.memory[p];
+            let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
+                (Some((ground, iso)), Some(shape)) => {
+                    let ground_pose = BodyPose {
+                        iso: *iso,
+                        v: Vector3::zeros(),
+                        w: Vector3::zeros(),
+                    };
+                    let c = pair_wrench(
+                        ground.as_ref(),
+                        &ground_pose,
+                        shape.as_ref(),
+                        &self.poses[b],
+                        &law,
+                        &mut memory,
+                        advance,
+                    );
+                    (c.force2, c.torque2, c.depth, c.in_contact)
+                }
+                _ => {
+                    let ShapeVrs::Sphere { radius } = w.bodies[b].shape else {
+                        continue;
+                    };
+                    let radius = w.real(radius);
+                    let pose = &self.poses[b];
+                    let body = BodyKinematics {
+                        r: pose.iso.translation.vector,
+                        v: pose.v,
+                        w: pose.w,
+                    };
+                    let ground = w.surface.disc_contact(&body.r, radius);
+                    let c = PairConstants {
+                        k: law.k,
+                        zeta: law.zeta,
+                        mu: law.mu,
+                        v_d: law.v_d,
+                        impact_velocity_min: law.impact_velocity_min,
+                    };
+                    let c = sphere_on_surface(&body, radius, &ground, &c, &mut memory, advance);
+                    (c.force, c.torque, c.depth, c.in_contact)
+                }
+            };
+            ground_queries += 1;
+            if advance {
+                self.memory[p] = memory;
+            }
+            self.accumulate(b, force, torque, depth, touch);
+        }
+        if self.pairs.is_empty() {
+            self.stats = (0, ground_queries);
+            return;
+        }
+        // Broad phase: world AABBs, sweep and prune over the allowed pairs.
+        for b in 0..self.boxes.len() {
+            self.boxes[b] = self.shapes[b]
+                .as_ref()
+                .map(|s| s.compute_aabb(&self.poses[b].iso));
+        }
+        let n = self.boxes.len();
+        {
+            let (sweep, boxes, index, candidates) = (
+                &mut self.sweep,
+                &self.boxes,
+                &self.pair_index,
+                &mut self.candidates,
+            );
+            candidates.clear();
+            sweep.overlapping_pairs(
+                boxes,
+                |i, j| index[i * n + j] != u32::MAX,
+                |i, j| candidates.push((i as u32, j as u32)),
+            );
+        }
+        // Deterministic order whatever the sweep found first.
+        self.candidates.sort_unstable();
+        for s in self.seen.iter_mut() {
+            *s = false;
+        }
+        let base = self.ground_pairs.len();
+        for c in 0..self.candidates.len() {
+            let (i, j) = (self.candidates[c].0 as usize, self.candidates[c].1 as usize);
+            let k = self.pair_index[i * n + j] as usize;
+            self.seen[k] = true;
+            let law = self.law(w, Some(i), j);
+            let mut memory = self.memory[base + k];
+            let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else {
+                continue;
+            };
+            let c = pair_wrench(
+                si.as_ref(),
+                &self.poses[i],
+                sj.as_ref(),
+                &self.poses[j],
+                &law,
+                &mut memory,
+                advance,
+            );
+            if advance {
+                self.memory[base + k] = memory;
+            }
+            self.accumulate(i, c.force1, c.torque1, c.depth, c.in_contact);
+            self.accumulate(j, c.force2, c.torque2, c.depth, c.in_contact);
+        }
+        if advance {
+            for (k, seen) in self.seen.iter().enumerate() {
+                if !seen {
+                    self.memory[base + k] = ContactMemory::default();
+                }
+            }
+        }
+        self.stats = (
+            self.candidates.len(),
+            self.candidates.len() + ground_queries,
+        );
+    }
+}
+
+impl Model for Bbcc {
+    fn key(&self) -> &'static str {
+        "bbcc"
+    }
+
+    fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {
+        self.fresh = false;
+        self.build_shapes(w)
+    }
+
+    fn evaluate(&mut self, w: &mut Frame, dt: f64) {
+        let advance = dt > 0.0;
+        // At the current state, unless the last evaluation was of this very state (the
+        // evaluation for the outputs at the end of a step serves the next sub-step).
+        // The contact memories always advance: the next sub-step would record the same.
+        if !(advance && self.fresh) {
+            for c in self.wrench.iter_mut() {
+                *c = ContactWrench::default();
+            }
+            self.contacts(w, true);
+        }
+        // After a sub-step the bodies move; after an output evaluation they do not.
+        self.fresh = !advance;
+        for (load, c) in w.loads.iter_mut().zip(&self.wrench) {
+            load.force += c.force;
+            load.torque += c.torque;
+            load.depth = load.depth.max(c.depth);
+            load.in_contact |= c.in_contact;
+        }
+    }
+
+    fn write_outputs(&self, w: &mut Frame) {
+        for (b, out) in self.outputs.iter().enumerate() {
+            if let Some(o) = out {
+                w.values.reals[o.penetration] = w.loads[b].depth;
+                w.values.integers[o.contacts] = self.touching[b];
+            }
+        }
+    }
+
+    fn inputs_changed(&mut self) {
+        self.fresh = false;
+    }
+
+    fn save(&self) -> Option<ModelState> {
+        Some(ModelState::new(self.memory.clone()))
+    }
+
+    fn save_into(&self, target: &mut ModelState) {
+        target.set(&self.memory);
+    }
+
+    fn decode_state(&self, bytes: &[u8]) -> Result<ModelState, String> {
+        model::decode::<Vec<ContactMemory>>(self.key(), bytes)
+    }
+
+    fn fits(&self, state: Option<&ModelState>) -> Result<(), String> {
+        match state.and_then(|s| s.get::<Vec<ContactMemory>>()) {
+            Some(m) if m.len() == self.memory.len() => Ok(()),
+            _ => Err(
+                "the FMU state does not belong to this model (its BBCC contact pairs differ)"
+                    .into(),
+            ),
+        }
+    }
+
+    fn restore(&mut self, state: &ModelState) {
+        if let Some(m) = state.get::<Vec<ContactMemory>>() {
+            self.memory.clone_from(m);
+        }
+        self.fresh = false;
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}

@@ -1,0 +1,414 @@
+//! The single-wheel rig's adapter (DESIGN.md, "Single-wheel test rig"): the rig's
+//! variables, its hub state, and its wheel's soil: TerRA inside the rig
+//! ([`super::single_wheel`]), or SCM acting on the rig's wheel as a body of the world
+//! that the rig drives (`contact_model` "scm").
+
+use super::single_wheel::{self, RigReport};
+use super::{RigDrive, RigMode, RigState};
+use crate::cosim::layout::{BodyVrs, MotionVrs, ShapeVrs};
+use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
+use crate::cosim::variables::{Bounds, Variability, VariableTable};
+use crate::cosim::WorldError;
+use crate::models::rigid_body::RigidBodyState;
+use crate::models::terra::adapter::{
+    self as terra_adapter, wheel_soil_outputs, TerraVrs, WheelSoilVrs,
+};
+use crate::models::terra::{self, TerraState};
+use crate::scenario::{RigSoilModel, RigSpec, Shape};
+use nalgebra::{UnitQuaternion, Vector3};
+use std::any::Any;
+use Variability::Fixed;
+
+/// The rig's SCM wheel: its body, its grousers and the rig's own outputs.
+#[derive(Debug, Clone, Copy)]
+pub struct RigScmVrs {
+    /// Index of the wheel's body in the world.
+    pub body: usize,
+    /// Integer: `wheel.grouser_count`.
+    pub count: usize,
+    pub height: usize,
+    pub thickness: usize,
+    /// The scenario's grousers (the body's geometry spec).
+    grousers: u32,
+    grouser_height: f64,
+    grouser_thickness: f64,
+    /// `wheel.sinkage`: the lowest rim point below the undisturbed surface.
+    pub sinkage: usize,
+    pub slip: usize,
+}
+
+/// The single-wheel rig's variables (DESIGN.md contract).
+#[derive(Debug, Clone, Copy)]
+pub struct RigVrs {
+    /// Integer value reference.
+    pub mode: usize,
+    pub load_mass: usize,
+    pub g: usize,
+    pub omega_in: usize,
+    pub vx_in: usize,
+    pub drawbar_force: usize,
+    pub radius: usize,
+    pub width: usize,
+    pub x0: usize,
+    pub z0: usize,
+    pub x: usize,
+    pub z: usize,
+    pub vx: usize,
+    pub vz: usize,
+    pub omega: usize,
+    pub fx: usize,
+    pub fz: usize,
+    pub my: usize,
+    /// TerRA outputs (soil_model terra).
+    pub soil: Option<WheelSoilVrs>,
+    /// soil_model scm: the wheel as a body of the world (driven by the rig) and the
+    /// rig's outputs beside SCM's own.
+    pub scm: Option<RigScmVrs>,
+}
+
+fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
+    let mode = t.integer_parameter("rig.mode", Fixed, r.mode, Bounds { min: Some(1.0), max: Some(2.0), positive: false }, "1: slip-controlled (carriage speed rig.vx prescribed), 2: force-controlled (carriage free in x, pulled back by rig.drawbar_force)");
+    RigVrs {
+        mode,
+        load_mass: t.real_parameter(
+            "rig.load_mass",
+            Fixed,
+            "kg",
+            r.load_mass,
+            Bounds::POSITIVE,
+            "vertical load on the wheel, wheel included",
+        ),
+        g: t.real_parameter(
+            "rig.g",
+            Fixed,
+            "m/s2",
+            r.g,
+            Bounds::POSITIVE,
+            "gravity (along -z)",
+        ),
+        radius: t.real_parameter(
+            "wheel.radius",
+            Fixed,
+            "m",
+            r.radius,
+            Bounds::POSITIVE,
+            "wheel radius r",
+        ),
+        width: t.real_parameter(
+            "wheel.width",
+            Fixed,
+            "m",
+            r.width,
+            Bounds::POSITIVE,
+            "wheel width w",
+        ),
+        x0: t.real_parameter(
+            "wheel.x0",
+            Fixed,
+            "m",
+            r.position[0],
+            Bounds::ANY,
+            "initial hub x",
+        ),
+        z0: t.real_parameter(
+            "wheel.z0",
+            Fixed,
+            "m",
+            r.position[1],
+            Bounds::ANY,
+            "initial hub z",
+        ),
+        omega_in: t.real_input(
+            "rig.omega",
+            "rad/s",
+            r.omega,
+            "commanded wheel angular velocity, positive drives forward (+x)",
+        ),
+        vx_in: t.real_input("rig.vx", "m/s", r.vx, "commanded carriage speed in mode 1"),
+        drawbar_force: t.real_input(
+            "rig.drawbar_force",
+            "N",
+            r.drawbar_force,
+            "force opposing forward motion (along -x) in mode 2",
+        ),
+        x: t.real_output("wheel.x", "m", "hub x"),
+        z: t.real_output("wheel.z", "m", "hub z"),
+        vx: t.real_output("wheel.vx", "m/s", "hub velocity along x"),
+        vz: t.real_output("wheel.vz", "m/s", "hub velocity along z"),
+        omega: t.real_output("wheel.omega", "rad/s", "wheel angular velocity"),
+        fx: t.real_output(
+            "wheel.Fx",
+            "N",
+            "soil force on the wheel along the rig's x (drawbar pull)",
+        ),
+        fz: t.real_output("wheel.Fz", "N", "soil force on the wheel along z"),
+        my: t.real_output(
+            "wheel.My",
+            "N.m",
+            "soil torque on the wheel about its axle (y)",
+        ),
+        soil: (r.soil_model == RigSoilModel::Terra).then(|| wheel_soil_outputs(t, "wheel")),
+        scm: (r.soil_model == RigSoilModel::Scm).then(|| {
+            let g = r.grousers.clone().unwrap_or(crate::scenario::Grousers {
+                count: 0,
+                height: 0.0,
+                thickness: 0.01,
+            });
+            let count = t.integer_parameter(
+                "wheel.grouser_count",
+                Fixed,
+                g.count as i32,
+                Bounds {
+                    min: Some(0.0),
+                    max: Some(360.0),
+                    positive: false,
+                },
+                "grousers on the generated SCM wheel",
+            );
+            let height = t.real_parameter(
+                "wheel.grouser_height",
+                Fixed,
+                "m",
+                g.height,
+                Bounds::NON_NEGATIVE,
+                "grouser height above the rim",
+            );
+            let thickness = t.real_parameter(
+                "wheel.grouser_thickness",
+                Fixed,
+                "m",
+                g.thickness,
+                Bounds::POSITIVE,
+                "grouser thickness (tangential)",
+            );
+            let slip = t.real_output(
+                "wheel.slip",
+                "1",
+                "(omega r - v)/(omega r) driving, (omega r - v)/v braking",
+            );
+            let sinkage = t.real_output(
+                "wheel.sinkage",
+                "m",
+                "depth of the lowest rim point below the undisturbed surface",
+            );
+            RigScmVrs {
+                body: usize::MAX,
+                count,
+                height,
+                thickness,
+                grousers: g.count,
+                grouser_height: g.height,
+                grouser_thickness: g.thickness,
+                sinkage,
+                slip,
+            }
+        }),
+    }
+}
+
+/// The single-wheel rig.
+pub struct Rig {
+    vrs: RigVrs,
+    /// TerRA's constants, when the scenario has a TerRA section (else Table 1).
+    terra: Option<TerraVrs>,
+    /// Hub state and its wheel's TerRA state (unused on SCM soil).
+    state: (RigState, TerraState),
+    /// The last TerRA evaluation and the wheel's state it implies, for the outputs.
+    last: (RigReport, TerraState),
+}
+
+/// Declares the rig when the scenario has a `rig` section; on SCM soil its wheel
+/// becomes a body of the world (named `wheel`) that SCM acts on.
+pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
+    let spec = d.scenario.rig.as_ref()?;
+    let mut vrs = rig(d.table, spec);
+    if let Some(scm) = vrs.scm.as_mut() {
+        scm.body = d.bodies.len();
+        d.bodies.push(BodyVrs {
+            name: "wheel".into(),
+            spec: Shape::GrouserWheel {
+                radius: spec.radius,
+                width: spec.width,
+                count: scm.grousers,
+                grouser_height: scm.grouser_height,
+                grouser_thickness: scm.grouser_thickness,
+            },
+            shape: ShapeVrs::GrouserWheel {
+                radius: vrs.radius,
+                width: vrs.width,
+                count: scm.count,
+                height: scm.height,
+                thickness: scm.thickness,
+            },
+            motion: MotionVrs::Driven,
+            outputs: None,
+            contact_model: Some("scm"),
+        });
+    }
+    Some(Box::new(Rig {
+        vrs,
+        terra: TerraVrs::find(d.table),
+        state: Default::default(),
+        last: Default::default(),
+    }))
+}
+
+impl Rig {
+    fn drive(&self, w: &Frame) -> RigDrive {
+        let r = &self.vrs;
+        RigDrive {
+            mode: RigMode::from_code(w.integer(r.mode)).unwrap_or(RigMode::ForceControlled),
+            load_mass: w.real(r.load_mass),
+            g: w.real(r.g),
+            omega: w.real(r.omega_in),
+            vx: w.real(r.vx_in),
+            drawbar_force: w.real(r.drawbar_force),
+        }
+    }
+
+    /// The wheel body's state from the hub's: at (x, 0, z), turned by its angle about
+    /// y, turning at the commanded rate.
+    fn sync_body(&self, w: &mut Frame) {
+        let Some(scm) = &self.vrs.scm else {
+            return;
+        };
+        let rig = &self.state.0;
+        w.states[scm.body] = RigidBodyState {
+            r: Vector3::new(rig.x, 0.0, rig.z),
+            q: UnitQuaternion::new(Vector3::y() * rig.angle),
+            v: Vector3::new(rig.vx, 0.0, rig.vz),
+            w: Vector3::new(0.0, w.real(self.vrs.omega_in), 0.0),
+        };
+    }
+}
+
+impl Model for Rig {
+    fn key(&self) -> &'static str {
+        "rig"
+    }
+
+    fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {
+        let r = &self.vrs;
+        let mode = w.integer(r.mode);
+        if RigMode::from_code(mode).is_none() {
+            return Err(WorldError::BadParameter {
+                name: "rig.mode".into(),
+                reason: format!("must be 1 (slip-controlled) or 2 (force-controlled), got {mode}"),
+            });
+        }
+        let rig = RigState {
+            x: w.real(r.x0),
+            z: w.real(r.z0),
+            ..Default::default()
+        };
+        self.state = (rig, TerraState::default());
+        self.sync_body(w);
+        Ok(())
+    }
+
+    fn evaluate(&mut self, w: &mut Frame, dt: f64) {
+        if self.vrs.scm.is_some() {
+            // the soil model evaluates the wheel body; the rig moves after it did
+            self.sync_body(w);
+            return;
+        }
+        let r = &self.vrs;
+        let drive = self.drive(w);
+        let p = terra_adapter::params(
+            w,
+            self.terra.as_ref(),
+            w.real(r.radius),
+            w.real(r.width),
+            drive.load_mass,
+            drive.g,
+        );
+        let (mut rig, mut s) = self.state;
+        let report = single_wheel::step(&mut rig, &mut s, &p, &drive, w.surface, dt);
+        self.last = (report, s);
+        if dt > 0.0 {
+            self.state = (rig, s);
+        }
+    }
+
+    fn after_forces(&mut self, w: &mut Frame, dt: f64) {
+        let Some(scm) = &self.vrs.scm else {
+            return;
+        };
+        let drive = self.drive(w);
+        let load = w.loads[scm.body];
+        self.state
+            .0
+            .step(&drive, load.force.x, load.force.z, load.k_zz, load.c_zz, dt);
+        self.sync_body(w);
+    }
+
+    fn write_outputs(&self, w: &mut Frame) {
+        let r = &self.vrs;
+        let (rig, _) = self.state;
+        let (rep, state) = self.last;
+        let omega = w.real(r.omega_in);
+        let radius = w.real(r.radius);
+        let height = w.surface.height(rig.x);
+        let vals = &mut w.values.reals;
+        vals[r.x] = rig.x;
+        vals[r.z] = rig.z;
+        vals[r.vx] = rig.vx;
+        vals[r.vz] = rig.vz;
+        vals[r.omega] = omega;
+        vals[r.fx] = rep.fx;
+        vals[r.fz] = rep.fz;
+        vals[r.my] = rep.my;
+        if let Some(s) = &r.soil {
+            vals[s.sinkage] = rep.sinkage;
+            vals[s.z_eff] = rep.terra.z_eff;
+            vals[s.z_s] = state.z_s;
+            vals[s.z_peak] = state.z_peak;
+            vals[s.slip] = rep.slip;
+            vals[s.j_m] = state.j_m;
+            vals[s.f_n] = rep.terra.normal_force;
+            vals[s.f_t] = rep.terra.tangential_force;
+        }
+        if let Some(s) = &r.scm {
+            let load = w.loads[s.body];
+            vals[r.fx] = load.force.x;
+            vals[r.fz] = load.force.z;
+            vals[r.my] = load.torque.y;
+            // the rim's lowest point below the undisturbed (base) surface
+            vals[s.sinkage] = height - (rig.z - radius);
+            vals[s.slip] = terra::slip(omega * radius, rig.vx);
+        }
+    }
+
+    fn save(&self) -> Option<ModelState> {
+        Some(ModelState::new(self.state))
+    }
+
+    fn save_into(&self, target: &mut ModelState) {
+        target.set(&self.state);
+    }
+
+    fn decode_state(&self, bytes: &[u8]) -> Result<ModelState, String> {
+        model::decode::<(RigState, TerraState)>(self.key(), bytes)
+    }
+
+    fn fits(&self, state: Option<&ModelState>) -> Result<(), String> {
+        match state.and_then(|s| s.get::<(RigState, TerraState)>()) {
+            Some(_) => Ok(()),
+            None => Err("the FMU state does not belong to this model (it has no rig state)".into()),
+        }
+    }
+
+    fn restore(&mut self, state: &ModelState) {
+        if let Some(s) = state.get::<(RigState, TerraState)>() {
+            self.state = *s;
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
