@@ -94,10 +94,7 @@ impl Frame<'_> {
 
     /// The name of variable `vr` of type `ty` (for messages).
     pub fn var_name(&self, ty: VarType, vr: usize) -> String {
-        self.table
-            .get(ty, vr as u32)
-            .map(|v| v.name.clone())
-            .unwrap_or_default()
+        self.table.name_of(ty, vr)
     }
 
     /// Pose and velocities of body `b`.
@@ -106,7 +103,8 @@ impl Frame<'_> {
     }
 }
 
-fn vec3(values: &Values, vrs: &[usize; 3]) -> Vector3<f64> {
+/// Three Real values as a vector.
+pub fn vec3(values: &Values, vrs: &[usize; 3]) -> Vector3<f64> {
     Vector3::new(
         values.reals[vrs[0]],
         values.reals[vrs[1]],

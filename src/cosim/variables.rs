@@ -345,6 +345,13 @@ impl VariableTable {
         })
     }
 
+    /// The name of variable `vr` of type `ty`, empty if there is none (for messages).
+    pub fn name_of(&self, ty: VarType, vr: usize) -> String {
+        self.get(ty, vr as u32)
+            .map(|v| v.name.clone())
+            .unwrap_or_default()
+    }
+
     /// Adds a discrete Integer output (`initial="calculated"`) and returns its value reference.
     pub fn integer_output(
         &mut self,

@@ -259,14 +259,11 @@ impl World {
     }
 
     fn vec3(&self, vrs: &[usize; 3]) -> Vector3<f64> {
-        Vector3::new(self.real(vrs[0]), self.real(vrs[1]), self.real(vrs[2]))
+        super::model::vec3(&self.own.values, vrs)
     }
 
     fn var_name(&self, ty: VarType, vr: usize) -> String {
-        self.table
-            .get(ty, vr as u32)
-            .map(|v| v.name.clone())
-            .unwrap_or_default()
+        self.table.name_of(ty, vr)
     }
 
     /// The terrain surface from the current parameters.

@@ -348,7 +348,6 @@ impl Model for Rig {
         let (rep, state) = self.last;
         let omega = w.real(r.omega_in);
         let radius = w.real(r.radius);
-        let height = w.surface.height(rig.x);
         let vals = &mut w.values.reals;
         vals[r.x] = rig.x;
         vals[r.z] = rig.z;
@@ -374,7 +373,7 @@ impl Model for Rig {
             vals[r.fz] = load.force.z;
             vals[r.my] = load.torque.y;
             // the rim's lowest point below the undisturbed (base) surface
-            vals[s.sinkage] = height - (rig.z - radius);
+            vals[s.sinkage] = w.surface.height(rig.x) - (rig.z - radius);
             vals[s.slip] = terra::slip(omega * radius, rig.vx);
         }
     }
