@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command: everything CI checks, from a fresh clone.
 #   1. ci/setup.sh: system packages (libclang for the fmi crate) and .venv with fmpy
-#   2. cargo test: unit, doc and integration tests (FMUs loaded back through the FMI C API)
-#   3. release build and packaging of every example scenario
+#   2. cargo test --release: unit, doc and integration tests (FMUs loaded back through
+#      the FMI C API), built with the release profile the shipped runtime uses: one
+#      build of the dependencies serves the tests and the packaging step
+#   3. release build (what the tests built, reused) and packaging of every example
 #   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
 #      behaviour and the TerRA section 4.1 test as fmpy sees them
 #   5. behaviour unchanged: every example's outputs bit-identical to ci/reference/
@@ -17,8 +19,8 @@ step() { printf '\n==> %s\n' "$*"; }
 step "setup"
 bash ci/setup.sh
 
-step "cargo test (workspace)"
-cargo test --workspace
+step "cargo test --release (workspace)"
+cargo test --release --workspace
 
 step "release build and packaging of the examples"
 cargo build --release --workspace

@@ -537,13 +537,13 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
     let terrain = terrain(&mut t, s);
     let mut bodies: Vec<BodyVrs> = s.bodies.iter().map(|b| body(&mut t, b)).collect();
     let mut models = vec![];
-    for declare in super::registry::MODELS {
+    for model in super::registry::MODELS {
         let mut d = Declare {
             table: &mut t,
             bodies: &mut bodies,
             scenario: s,
         };
-        if let Some(m) = declare(&mut d) {
+        if let Some(m) = (model.declare)(&mut d) {
             models.push(m);
         }
     }

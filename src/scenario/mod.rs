@@ -23,6 +23,7 @@ pub use assets::resolve_asset;
 pub use error::{FieldError, ScenarioError};
 pub use types::*;
 pub use validate::{is_plain_name, validate, RESERVED_NAMES};
+pub(crate) use validate::Checker;
 
 use std::path::Path;
 

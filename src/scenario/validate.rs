@@ -7,46 +7,48 @@ use super::types::*;
 /// Names that may not be used for bodies: they prefix other variables.
 pub const RESERVED_NAMES: &[&str] = &["terrain", "world", "bbcc", "rig", "soil", "time"];
 
-struct Checker {
+/// Collects the problems of a scenario, each with its field path; the model sections'
+/// checks (`src/models/<model>/section.rs`) add theirs through it.
+pub(crate) struct Checker {
     errors: Vec<FieldError>,
 }
 
 impl Checker {
-    fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub(crate) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.errors.push(FieldError {
             path: path.into(),
             message: message.into(),
         });
     }
-    fn finite(&mut self, path: &str, v: f64) -> bool {
+    pub(crate) fn finite(&mut self, path: &str, v: f64) -> bool {
         if !v.is_finite() {
             self.err(path, format!("must be a finite number, got {v}"));
             return false;
         }
         true
     }
-    fn positive(&mut self, path: &str, v: f64) {
+    pub(crate) fn positive(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && v <= 0.0 {
             self.err(path, format!("must be > 0, got {v}"));
         }
     }
-    fn non_negative(&mut self, path: &str, v: f64) {
+    pub(crate) fn non_negative(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && v < 0.0 {
             self.err(path, format!("must be >= 0, got {v}"));
         }
     }
     /// An angle in (0, pi/2) rad: friction, repose.
-    fn acute_angle(&mut self, path: &str, v: f64) {
+    pub(crate) fn acute_angle(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && !(v > 0.0 && v < std::f64::consts::FRAC_PI_2) {
             self.err(path, format!("must be in (0, pi/2) rad, got {v}"));
         }
     }
-    fn vec<const N: usize>(&mut self, path: &str, v: &[f64; N]) {
+    pub(crate) fn vec<const N: usize>(&mut self, path: &str, v: &[f64; N]) {
         for (i, x) in v.iter().enumerate() {
             self.finite(&format!("{path}[{i}]"), *x);
         }
     }
-    fn quaternion(&mut self, path: &str, q: &[f64; 4]) {
+    pub(crate) fn quaternion(&mut self, path: &str, q: &[f64; 4]) {
         self.vec(path, q);
         let norm = q.iter().map(|x| x * x).sum::<f64>().sqrt();
         if norm.is_finite() && (norm - 1.0).abs() > 1e-6 {
@@ -56,7 +58,7 @@ impl Checker {
             );
         }
     }
-    fn angle(&mut self, path: &str, a: f64) {
+    pub(crate) fn angle(&mut self, path: &str, a: f64) {
         if self.finite(path, a) && a.abs() >= 1.4 {
             self.err(
                 path,
@@ -64,7 +66,7 @@ impl Checker {
             );
         }
     }
-    fn material(&mut self, path: &str, m: &Material) {
+    pub(crate) fn material(&mut self, path: &str, m: &Material) {
         self.positive(&format!("{path}.E"), m.E);
         let nu = format!("{path}.nu");
         if self.finite(&nu, m.nu) && !(0.0..=0.5).contains(&m.nu) {
@@ -87,7 +89,7 @@ impl Checker {
             ),
         }
     }
-    fn shape(&mut self, path: &str, shape: &Shape, top: bool) {
+    pub(crate) fn shape(&mut self, path: &str, shape: &Shape, top: bool) {
         match shape {
             Shape::Sphere { radius } => self.positive(&format!("{path}.radius"), *radius),
             Shape::Wheel { radius, width } => {
@@ -397,332 +399,9 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
         }
     }
 
-    if let Some(bbcc) = &s.bbcc {
-        bbcc_pairs(&mut c, s, bbcc);
-    }
-
-    if let Some(t) = &s.terra {
-        terra(&mut c, s, t);
-    }
-    if let Some(r) = &s.rig {
-        rig(&mut c, s, r);
-    }
-    if let Some(scm) = &s.scm {
-        scm_settings(&mut c, s, scm);
+    // each model's section, in registry order
+    for model in crate::cosim::registry::MODELS {
+        (model.check)(&mut c, s);
     }
     c.errors
-}
-
-fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
-    let soil = &scm.soil;
-    c.positive("scm.soil.ds", soil.ds);
-    c.positive("scm.soil.n", soil.n);
-    for (name, v) in [
-        ("kc", soil.kc),
-        ("kphi", soil.kphi),
-        ("c", soil.c),
-        ("mu", soil.mu),
-        ("damping", soil.damping),
-    ] {
-        c.non_negative(&format!("scm.soil.{name}"), v);
-    }
-    c.positive("scm.soil.k_e", soil.k_e);
-    c.positive("scm.soil.v_shear", soil.v_shear);
-    c.positive("scm.soil.k_shear", soil.k_shear);
-    c.non_negative("scm.soil.density", soil.density);
-    if soil.erosion_sweeps > i32::MAX as u32 {
-        // an FMI Integer parameter
-        c.err(
-            "scm.soil.erosion_sweeps",
-            "must be at most 2147483647 (0: until settled)",
-        );
-    }
-    c.acute_angle("scm.soil.phi", soil.phi);
-    c.acute_angle("scm.soil.repose", soil.repose);
-    if soil.kc + soil.kphi <= 0.0 {
-        c.err("scm.soil.kphi", "kc and kphi cannot both be 0");
-    }
-    c.vec("scm.extent", &scm.extent);
-    if scm.extent[1] <= scm.extent[0] || scm.extent[3] <= scm.extent[2] {
-        c.err(
-            "scm.extent",
-            "must be [x_min, x_max, y_min, y_max] with x_min < x_max and y_min < y_max",
-        );
-    } else if soil.ds > 0.0 {
-        let nodes = ((scm.extent[1] - scm.extent[0]) / soil.ds)
-            .max((scm.extent[3] - scm.extent[2]) / soil.ds);
-        if nodes > 1e9 {
-            c.err(
-                "scm.extent",
-                format!(
-                    "{nodes:.3e} nodes along one side at ds = {}: at most 1e9",
-                    soil.ds
-                ),
-            );
-        }
-    }
-    c.non_negative("scm.update_interval", scm.update_interval);
-    c.non_negative("scm.export_interval", scm.export_interval);
-    if let Some(m) = &scm.soil_map {
-        c.positive("scm.soil_map.cell", m.cell);
-        c.vec("scm.soil_map.origin", &m.origin);
-        if m.classes.is_empty() || m.classes.len() > 255 {
-            c.err(
-                "scm.soil_map.classes",
-                format!("needs 1 to 255 classes, has {}", m.classes.len()),
-            );
-        }
-        for (k, class) in m.classes.iter().enumerate() {
-            let at = |name: &str| format!("scm.soil_map.classes[{k}].{name}");
-            if let Some(n) = class.n {
-                c.positive(&at("n"), n);
-            }
-            for (name, v) in [("kc", class.kc), ("kphi", class.kphi), ("c", class.c)] {
-                if let Some(v) = v {
-                    c.non_negative(&at(name), v);
-                }
-            }
-            for (name, v) in [("phi", class.phi), ("repose", class.repose)] {
-                if let Some(v) = v {
-                    c.acute_angle(&at(name), v);
-                }
-            }
-        }
-    }
-    if s.terra.is_some() {
-        c.err(
-            "scm",
-            "a scenario has one soil: \"terra\" and \"scm\" both define soil.c and soil.phi",
-        );
-    }
-    let mut seen: Vec<&str> = vec![];
-    for (i, name) in scm.bodies.iter().enumerate() {
-        let p = format!("scm.bodies[{i}]");
-        match s.bodies.iter().find(|b| &b.name == name) {
-            None => c.err(
-                &p,
-                format!(
-                    "no body named '{name}' (bodies: {})",
-                    s.bodies
-                        .iter()
-                        .map(|b| b.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
-            Some(b) => {
-                if matches!(b.motion, Motion::Fixed { .. }) {
-                    c.err(
-                        &p,
-                        format!("'{name}' is fixed: SCM bodies are kinematic or free"),
-                    );
-                }
-                if matches!(b.shape, Shape::CuboidGrid { .. }) {
-                    c.err(
-                        &p,
-                        format!("'{name}': a cuboid_grid has no SCM contact mesh"),
-                    );
-                }
-            }
-        }
-        if seen.contains(&name.as_str()) {
-            c.err(&p, format!("'{name}' is listed twice"));
-        }
-        seen.push(name);
-    }
-}
-
-/// Members of a pair name: the body itself, or the members of a collection.
-fn members<'a>(s: &'a Scenario, name: &str) -> Vec<&'a Body> {
-    match s.bodies.iter().find(|b| b.name == name) {
-        Some(b) => vec![b],
-        None => s
-            .bodies
-            .iter()
-            .filter(|b| b.group.as_deref() == Some(name))
-            .collect(),
-    }
-}
-
-fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
-    c.positive("bbcc.v_d", bbcc.v_d);
-    c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
-    let flat_terrain = matches!(
-        s.terrain.surface,
-        SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. }
-    );
-    let mut seen: Vec<(String, String)> = vec![];
-    for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
-        let p = format!("bbcc.pairs[{i}]");
-        let mut all = vec![];
-        for (k, n) in [a, b].iter().enumerate() {
-            if n.as_str() == "terrain" {
-                if s.terrain.material.is_none() {
-                    c.err(&p, "the terrain has no material (terrain.material: BBCC needs E, nu, zeta, mu)");
-                }
-                continue;
-            }
-            let m = members(s, n);
-            if m.is_empty() {
-                let names: Vec<&str> = s.bodies.iter().map(|b| b.name.as_str()).collect();
-                c.err(
-                    format!("{p}[{k}]"),
-                    format!(
-                        "no body or collection named '{n}' (bodies: {}, or \"terrain\")",
-                        names.join(", ")
-                    ),
-                );
-            }
-            all.extend(m);
-        }
-        if a == b {
-            c.err(&p, format!("a body or collection cannot be paired with itself ('{a}'): members of a collection do not collide with each other"));
-        }
-        for body in all {
-            if matches!(body.shape, Shape::Wheel { .. }) {
-                c.err(&p, format!("'{}' has a TerRA wheel shape; BBCC needs sphere, cuboid, cylinder, grouser_wheel, convex_mesh, compound or cuboid_grid", body.name));
-            }
-            if body.material.is_none() {
-                c.err(
-                    &p,
-                    format!(
-                        "'{}' has no material (BBCC needs E, nu, zeta, mu)",
-                        body.name
-                    ),
-                );
-            }
-            if (a == "terrain" || b == "terrain")
-                && !flat_terrain
-                && !matches!(body.shape, Shape::Sphere { .. })
-            {
-                c.err(&p, format!("'{}': only spheres touch a ramps, profile or generated terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
-            }
-        }
-        let key = if a < b {
-            (a.clone(), b.clone())
-        } else {
-            (b.clone(), a.clone())
-        };
-        if seen.contains(&key) {
-            c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
-        }
-        seen.push(key);
-    }
-}
-
-fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
-    let m = &t.model;
-    for (name, v) in [
-        ("k_c", m.k_c),
-        ("k_exp", m.k_exp),
-        ("k_el", m.k_el),
-        ("k_s0", m.k_s0),
-        ("k_j", m.k_j),
-        ("t_pt1", m.t_pt1),
-        ("v_thresh", m.v_thresh),
-        ("k_p", m.k_p),
-        ("k_awu", m.k_awu),
-    ] {
-        c.positive(&format!("terra.model.{name}"), v);
-    }
-    for (name, v) in [
-        ("k_d", m.k_d),
-        ("k_s_exp", m.k_s_exp),
-        ("k_s_max", m.k_s_max),
-        ("k_i", m.k_i),
-    ] {
-        c.non_negative(&format!("terra.model.{name}"), v);
-    }
-    c.non_negative("terra.soil.c", t.soil.c);
-    c.positive("terra.soil.rho", t.soil.rho);
-    c.acute_angle("terra.soil.phi", t.soil.phi);
-    let mut seen: Vec<&str> = vec![];
-    for (i, w) in t.wheels.iter().enumerate() {
-        let p = format!("terra.wheels[{i}]");
-        c.positive(&format!("{p}.mass_estimate"), w.mass_estimate);
-        match s.bodies.iter().find(|b| b.name == w.body) {
-            None => c.err(format!("{p}.body"), format!("no body named '{}'", w.body)),
-            Some(b) => {
-                if !matches!(b.shape, Shape::Wheel { .. }) {
-                    c.err(
-                        format!("{p}.body"),
-                        format!("'{}' must have a wheel shape", w.body),
-                    );
-                }
-                if !matches!(b.motion, Motion::Kinematic { .. }) {
-                    c.err(
-                        format!("{p}.body"),
-                        format!(
-                            "'{}' must be kinematic (TerRA is a force element on a driven wheel)",
-                            w.body
-                        ),
-                    );
-                }
-            }
-        }
-        if seen.contains(&w.body.as_str()) {
-            c.err(format!("{p}.body"), format!("'{}' is listed twice", w.body));
-        }
-        seen.push(&w.body);
-    }
-}
-
-fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
-    if r.mode != 1 && r.mode != 2 {
-        c.err(
-            "rig.mode",
-            format!(
-                "must be 1 (slip-controlled) or 2 (force-controlled), got {}",
-                r.mode
-            ),
-        );
-    }
-    c.positive("rig.load_mass", r.load_mass);
-    c.positive("rig.g", r.g);
-    c.positive("rig.radius", r.radius);
-    c.positive("rig.width", r.width);
-    c.vec("rig.position", &r.position);
-    c.finite("rig.omega", r.omega);
-    c.finite("rig.vx", r.vx);
-    c.finite("rig.drawbar_force", r.drawbar_force);
-    match r.soil_model {
-        RigSoilModel::Terra => {
-            if s.terra.is_none() {
-                c.err(
-                    "rig.soil_model",
-                    "'terra' needs a \"terra\" section with the model and soil constants",
-                );
-            }
-        }
-        RigSoilModel::Scm => {
-            if s.scm.is_none() {
-                c.err(
-                    "rig.soil_model",
-                    "'scm' needs an \"scm\" section with the soil",
-                );
-            }
-        }
-    }
-    if let Some(g) = &r.grousers {
-        c.non_negative("rig.grousers.height", g.height);
-        c.positive("rig.grousers.thickness", g.thickness);
-        if g.count > 360 {
-            c.err(
-                "rig.grousers.count",
-                format!("at most 360 grousers, got {}", g.count),
-            );
-        }
-        if r.soil_model != RigSoilModel::Scm {
-            c.err(
-                "rig.grousers",
-                "grousers shape the SCM wheel mesh: only with soil_model \"scm\"",
-            );
-        }
-    }
-    if let Some(i) = s.bodies.iter().position(|b| b.name == "wheel") {
-        c.err(
-            format!("bodies[{i}].name"),
-            "'wheel' is the rig's wheel: choose another name",
-        );
-    }
 }

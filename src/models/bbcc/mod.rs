@@ -13,6 +13,7 @@ pub mod broad_phase;
 pub mod friction;
 pub mod hunt_crossley;
 pub mod pair;
+pub mod section;
 pub mod shapes;
 pub mod sphere_plane;
 

@@ -18,6 +18,7 @@ pub mod footprint;
 pub mod grid;
 pub mod mesh;
 pub mod pressure;
+pub mod section;
 pub mod side_pressure;
 pub mod soil_map;
 

@@ -1,0 +1,125 @@
+//! The `bbcc` section of a scenario: its serde types (their field docs become the JSON
+//! Schema's descriptions and the field reference in docs/scenario-format.md) and the
+//! value checks serde cannot express, each problem with its field path.
+//!
+//! Read by [`super::adapter`]: the constants become FMI parameters `bbcc.*`, the pairs
+//! the broad phase's filter.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::scenario::{Body, Checker, Scenario, Shape, SurfaceSpec};
+
+/// BBCC contact settings (Buse 2023, section 4.1). FMI parameters `bbcc.v_d`,
+/// `bbcc.impact_velocity_min`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BbccSettings {
+    /// Velocity dead band v_d of the regularized Coulomb friction, eq. (4), m/s.
+    #[serde(default = "BbccSettings::default_v_d")]
+    pub v_d: f64,
+    /// Lower bound of the pre-impact velocity in the Hunt-Crossley damping, eq. (2),
+    /// m/s. Keeps the damping finite for contacts that start at rest.
+    #[serde(default = "BbccSettings::default_impact_velocity_min")]
+    pub impact_velocity_min: f64,
+    /// Pairs that may touch: body names, collection names (`group`), or `"terrain"`.
+    /// A pair of collections lets every member of one touch every member of the other.
+    pub pairs: Vec<[String; 2]>,
+}
+
+impl BbccSettings {
+    /// Default of `v_d`, m/s.
+    pub fn default_v_d() -> f64 {
+        0.01
+    }
+    /// Default of `impact_velocity_min`, m/s.
+    pub fn default_impact_velocity_min() -> f64 {
+        0.01
+    }
+}
+
+/// Value checks of the scenario's `bbcc` section (none without one), each problem with
+/// its field path; registered beside the model in [`crate::cosim::registry`].
+pub(crate) fn check(c: &mut Checker, s: &Scenario) {
+    if let Some(section) = &s.bbcc {
+        bbcc_pairs(c, s, section);
+    }
+}
+
+/// Members of a pair name: the body itself, or the members of a collection.
+fn members<'a>(s: &'a Scenario, name: &str) -> Vec<&'a Body> {
+    match s.bodies.iter().find(|b| b.name == name) {
+        Some(b) => vec![b],
+        None => s
+            .bodies
+            .iter()
+            .filter(|b| b.group.as_deref() == Some(name))
+            .collect(),
+    }
+}
+
+fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
+    c.positive("bbcc.v_d", bbcc.v_d);
+    c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
+    let flat_terrain = matches!(
+        s.terrain.surface,
+        SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. }
+    );
+    let mut seen: Vec<(String, String)> = vec![];
+    for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
+        let p = format!("bbcc.pairs[{i}]");
+        let mut all = vec![];
+        for (k, n) in [a, b].iter().enumerate() {
+            if n.as_str() == "terrain" {
+                if s.terrain.material.is_none() {
+                    c.err(&p, "the terrain has no material (terrain.material: BBCC needs E, nu, zeta, mu)");
+                }
+                continue;
+            }
+            let m = members(s, n);
+            if m.is_empty() {
+                let names: Vec<&str> = s.bodies.iter().map(|b| b.name.as_str()).collect();
+                c.err(
+                    format!("{p}[{k}]"),
+                    format!(
+                        "no body or collection named '{n}' (bodies: {}, or \"terrain\")",
+                        names.join(", ")
+                    ),
+                );
+            }
+            all.extend(m);
+        }
+        if a == b {
+            c.err(&p, format!("a body or collection cannot be paired with itself ('{a}'): members of a collection do not collide with each other"));
+        }
+        for body in all {
+            if matches!(body.shape, Shape::Wheel { .. }) {
+                c.err(&p, format!("'{}' has a TerRA wheel shape; BBCC needs sphere, cuboid, cylinder, grouser_wheel, convex_mesh, compound or cuboid_grid", body.name));
+            }
+            if body.material.is_none() {
+                c.err(
+                    &p,
+                    format!(
+                        "'{}' has no material (BBCC needs E, nu, zeta, mu)",
+                        body.name
+                    ),
+                );
+            }
+            if (a == "terrain" || b == "terrain")
+                && !flat_terrain
+                && !matches!(body.shape, Shape::Sphere { .. })
+            {
+                c.err(&p, format!("'{}': only spheres touch a ramps, profile or generated terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
+            }
+        }
+        let key = if a < b {
+            (a.clone(), b.clone())
+        } else {
+            (b.clone(), a.clone())
+        };
+        if seen.contains(&key) {
+            c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
+        }
+        seen.push(key);
+    }
+}
