@@ -22,8 +22,8 @@ mod validate;
 pub use assets::resolve_asset;
 pub use error::{FieldError, ScenarioError};
 pub use types::*;
-pub use validate::{is_plain_name, validate, RESERVED_NAMES};
 pub(crate) use validate::Checker;
+pub use validate::{is_plain_name, validate, RESERVED_NAMES};
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! (see [`crate::cosim::model`]); the rig's TerRA wheel reuses its parameters and
 //! outputs ([`TerraVrs::find`], [`wheel_soil_outputs`], [`write_wheel_soil`]).
 
-use super::{TerraInput, TerraOutput, TerraParams, TerraState};
+use super::{TerraInput, TerraModel, TerraOutput, TerraParams, TerraSoil, TerraState};
 use crate::cosim::layout::ShapeVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{
@@ -243,22 +243,26 @@ pub fn params(
         width,
         mass,
         g,
-        k_c: w.real(t.k_c),
-        k_exp: w.real(t.k_exp),
-        k_d: w.real(t.k_d),
-        k_el: w.real(t.k_el),
-        k_s0: w.real(t.k_s0),
-        k_s_exp: w.real(t.k_s_exp),
-        k_s_max: w.real(t.k_s_max),
-        k_j: w.real(t.k_j),
-        t_pt1: w.real(t.t_pt1),
-        v_thresh: w.real(t.v_thresh),
-        k_p: w.real(t.k_p),
-        k_i: w.real(t.k_i),
-        k_awu: w.real(t.k_awu),
-        c: w.real(t.c),
-        phi: w.real(t.phi),
-        rho: w.real(t.rho),
+        model: TerraModel {
+            k_c: w.real(t.k_c),
+            k_exp: w.real(t.k_exp),
+            k_d: w.real(t.k_d),
+            k_el: w.real(t.k_el),
+            k_s0: w.real(t.k_s0),
+            k_s_exp: w.real(t.k_s_exp),
+            k_s_max: w.real(t.k_s_max),
+            k_j: w.real(t.k_j),
+            t_pt1: w.real(t.t_pt1),
+            v_thresh: w.real(t.v_thresh),
+            k_p: w.real(t.k_p),
+            k_i: w.real(t.k_i),
+            k_awu: w.real(t.k_awu),
+        },
+        soil: TerraSoil {
+            c: w.real(t.c),
+            phi: w.real(t.phi),
+            rho: w.real(t.rho),
+        },
     }
 }
 

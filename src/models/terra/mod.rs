@@ -20,7 +20,7 @@ pub mod section;
 pub mod sinkage;
 pub mod traction;
 
-pub use params::TerraParams;
+pub use params::{TerraModel, TerraParams, TerraSoil};
 use serde::{Deserialize, Serialize};
 
 /// The model's states (Barthelmes 2018: z_peak, z_s, j_m, x_m and the PI integrator).
@@ -128,12 +128,12 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     let normal_stiffness = if spring <= 0.0 {
         0.0
     } else if z_eff >= s.z_peak {
-        p.k_c * p.k_exp * z_eff.powf(p.k_exp - 1.0)
+        p.model.k_c * p.model.k_exp * z_eff.powf(p.model.k_exp - 1.0)
     } else {
-        p.k_el
+        p.model.k_el
     };
     let normal_damping = if z_eff_rate > 0.0 {
-        p.k_d * 2.0 * (p.k_c * p.mass).sqrt()
+        p.model.k_d * 2.0 * (p.model.k_c * p.mass).sqrt()
     } else {
         0.0
     };
@@ -143,7 +143,7 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     let x_e = 2.0 * sinkage::half_patch_length(p.radius, z);
     let tau_max = traction::max_shear_stress(p, normal_force, x_e * p.width, input.slope);
     let f_tr = traction::traction_force(p, tau_max, s.j_m, s.x_m, x_e);
-    let traction_force = f_tr * (v_s / p.v_thresh).tanh();
+    let traction_force = f_tr * (v_s / p.model.v_thresh).tanh();
 
     // Resistance, eq. (24)-(26).
     let f_res = resistance::max_resistance(p, z);
@@ -156,7 +156,7 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     s.z_s = (s.z_s + dt * z_s_rate).clamp(0.0, z); // eq. (18)
     s.j_m += dt * v_s; // eq. (21)
     let target = traction::build_up_length_target(input.forward_velocity, v_s, s.j_m);
-    let a = dt / p.t_pt1;
+    let a = dt / p.model.t_pt1;
     s.x_m = (s.x_m + a * target) / (1.0 + a); // eq. (22), PT1
     s.pi_integrator += dt * res.integrator_rate; // eq. (25)
 

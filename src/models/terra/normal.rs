@@ -5,12 +5,12 @@ use super::TerraParams;
 
 /// Peak spring force F_peak = k_c z_peak^k_exp, N (eq. (2)).
 pub fn peak_force(p: &TerraParams, z_peak: f64) -> f64 {
-    p.k_c * z_peak.max(0.0).powf(p.k_exp)
+    p.model.k_c * z_peak.max(0.0).powf(p.model.k_exp)
 }
 
 /// Thickness of the elastic layer d_el = F_peak / k_el, m (eq. (5)).
 pub fn elastic_layer(p: &TerraParams, f_peak: f64) -> f64 {
-    f_peak / p.k_el
+    f_peak / p.model.k_el
 }
 
 /// Spring force F_spring = k_el (z_eff - z_pl) with the plastic sinkage
@@ -18,12 +18,12 @@ pub fn elastic_layer(p: &TerraParams, f_peak: f64) -> f64 {
 pub fn spring_force(p: &TerraParams, z_eff: f64, z_peak: f64) -> f64 {
     let f_peak = peak_force(p, z_peak);
     let z_pl = z_peak - elastic_layer(p, f_peak);
-    (p.k_el * (z_eff - z_pl)).max(0.0)
+    (p.model.k_el * (z_eff - z_pl)).max(0.0)
 }
 
 /// Damping force F_damp = k_d 2 sqrt(k_c m) max(dz_eff/dt, 0), N (eq. (6)).
 pub fn damping_force(p: &TerraParams, z_eff_rate: f64) -> f64 {
-    p.k_d * 2.0 * (p.k_c * p.mass).sqrt() * z_eff_rate.max(0.0)
+    p.model.k_d * 2.0 * (p.model.k_c * p.mass).sqrt() * z_eff_rate.max(0.0)
 }
 
 #[cfg(test)]
@@ -35,12 +35,14 @@ mod tests {
         let p = TerraParams::table1();
         // On the virgin curve (z_eff = z_peak) the force is eq. (2).
         for z in [0.001, 0.01, 0.03] {
-            assert!((spring_force(&p, z, z) - p.k_c * f64::powf(z, p.k_exp)).abs() < 1e-9);
+            assert!(
+                (spring_force(&p, z, z) - p.model.k_c * f64::powf(z, p.model.k_exp)).abs() < 1e-9
+            );
         }
         // Unloading from z_peak: linear with k_el, zero at z_pl = z_peak - F_peak/k_el.
         let z_peak = 0.02;
         let f_peak = peak_force(&p, z_peak);
-        let z_pl = z_peak - f_peak / p.k_el;
+        let z_pl = z_peak - f_peak / p.model.k_el;
         assert!(
             (spring_force(&p, z_peak - 0.5 * (z_peak - z_pl), z_peak) - 0.5 * f_peak).abs() < 1e-9
         );

@@ -16,8 +16,8 @@ use crate::models::earth_pressure::passive_sqrt;
 /// its imprint (section 4.1), which the paper's result shows it does.
 pub fn max_resistance(p: &TerraParams, z: f64) -> f64 {
     let z = z.max(0.0);
-    let kp_sqrt = passive_sqrt(p.phi);
-    0.5 * p.rho * p.g * z * z * kp_sqrt * kp_sqrt + 2.0 * p.c * z * kp_sqrt
+    let kp_sqrt = passive_sqrt(p.soil.phi);
+    0.5 * p.soil.rho * p.g * z * z * kp_sqrt * kp_sqrt + 2.0 * p.soil.c * z * kp_sqrt
 }
 
 /// Result of the limited PI resistance, eq. (25)-(26).
@@ -41,12 +41,12 @@ pub fn limited_pi(
     f_res: f64,
     integrator: f64,
 ) -> Resistance {
-    let raw = p.k_p * (forward_velocity * f_res + p.k_i * integrator);
+    let raw = p.model.k_p * (forward_velocity * f_res + p.model.k_i * integrator);
     let limited = raw.clamp(-f_res, f_res);
     let overrun = raw - limited;
     Resistance {
         force: -limited,
-        integrator_rate: forward_velocity * f_res - overrun / (p.k_p * p.k_awu),
+        integrator_rate: forward_velocity * f_res - overrun / (p.model.k_p * p.model.k_awu),
     }
 }
 
@@ -56,17 +56,17 @@ mod tests {
 
     #[test]
     fn passive_earth_pressure_grows_with_depth_squared_and_cohesion() {
-        let p = TerraParams {
-            c: 0.0,
-            phi: 30f64.to_radians(),
-            ..TerraParams::table1()
-        };
+        let mut p = TerraParams::table1();
+        p.soil.c = 0.0;
+        p.soil.phi = 30f64.to_radians();
         let f1 = max_resistance(&p, 0.01);
         let f2 = max_resistance(&p, 0.02);
         assert!((f2 / f1 - 4.0).abs() < 1e-12);
         // phi = 30 deg: K_p = tan^2(60 deg) = 3
-        assert!((f1 - 0.5 * p.rho * p.g * 1e-4 * 3.0).abs() < 1e-9);
-        assert!(max_resistance(&TerraParams { c: 50.0, ..p }, 0.01) > f1);
+        assert!((f1 - 0.5 * p.soil.rho * p.g * 1e-4 * 3.0).abs() < 1e-9);
+        let mut cohesive = p;
+        cohesive.soil.c = 50.0;
+        assert!(max_resistance(&cohesive, 0.01) > f1);
         assert_eq!(max_resistance(&p, -0.01), 0.0);
     }
 
@@ -79,7 +79,7 @@ mod tests {
         assert_eq!(r.force, -10.0);
         // saturated: the anti-windup term cancels the integration of the overrun
         // (k_awu = 1: dI/dt = v F_res - (k_P v F_res - F_res)/k_P = F_res / k_P)
-        assert!((r.integrator_rate - 10.0 / p.k_p).abs() < 1e-12);
+        assert!((r.integrator_rate - 10.0 / p.model.k_p).abs() < 1e-12);
         let r = limited_pi(&p, -1.0, 10.0, 0.0);
         assert_eq!(r.force, 10.0);
     }

@@ -8,6 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+pub use super::params::{TerraModel, TerraSoil};
 use crate::scenario::{Checker, Motion, Scenario, Shape};
 
 /// TerRA settings (Barthelmes 2018). FMI parameters `terra.<constant>` and
@@ -35,82 +36,6 @@ pub struct TerraWheel {
     /// Mass estimate m of eq. (6) and (10): the load the wheel carries, kg
     /// (FMI parameter `<body>.mass_estimate`).
     pub mass_estimate: f64,
-}
-
-/// TerRA model constants (Barthelmes 2018, Table 1 and section 3).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct TerraModel {
-    /// Spring constant of eq. (2), N/m^k_exp.
-    pub k_c: f64,
-    /// Spring exponent of eq. (2), 1.
-    pub k_exp: f64,
-    /// Damping ratio of eq. (6), 1.
-    pub k_d: f64,
-    /// Elastic layer stiffness of eq. (3), N/m.
-    pub k_el: f64,
-    /// Sinkage where slip-sinkage stops, eq. (9), m.
-    pub k_s0: f64,
-    /// Slip-sinkage exponent, eq. (9), 1.
-    pub k_s_exp: f64,
-    /// Slip-sinkage scaling at zero sinkage, eq. (9), 1.
-    pub k_s_max: f64,
-    /// Shear deformation modulus of eq. (20), m.
-    pub k_j: f64,
-    /// PT1 time constant of eq. (22), s.
-    pub t_pt1: f64,
-    /// Slip velocity of the tanh regularization, eq. (26), m/s.
-    pub v_thresh: f64,
-    /// Resistance controller gain k_P, eq. (25), s/m.
-    pub k_p: f64,
-    /// Resistance controller integral gain k_I, eq. (25), 1/s.
-    pub k_i: f64,
-    /// Anti-windup factor, eq. (25), 1.
-    pub k_awu: f64,
-}
-
-impl Default for TerraModel {
-    fn default() -> Self {
-        let p = crate::models::terra::TerraParams::table1();
-        TerraModel {
-            k_c: p.k_c,
-            k_exp: p.k_exp,
-            k_d: p.k_d,
-            k_el: p.k_el,
-            k_s0: p.k_s0,
-            k_s_exp: p.k_s_exp,
-            k_s_max: p.k_s_max,
-            k_j: p.k_j,
-            t_pt1: p.t_pt1,
-            v_thresh: p.v_thresh,
-            k_p: p.k_p,
-            k_i: p.k_i,
-            k_awu: p.k_awu,
-        }
-    }
-}
-
-/// Soil constants of TerRA.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, default)]
-pub struct TerraSoil {
-    /// Cohesion, Pa.
-    pub c: f64,
-    /// Internal friction angle, rad.
-    pub phi: f64,
-    /// Bulk density, kg/m^3.
-    pub rho: f64,
-}
-
-impl Default for TerraSoil {
-    fn default() -> Self {
-        let p = crate::models::terra::TerraParams::table1();
-        TerraSoil {
-            c: p.c,
-            phi: p.phi,
-            rho: p.rho,
-        }
-    }
 }
 
 /// Value checks of the scenario's `terra` section (none without one), each problem with

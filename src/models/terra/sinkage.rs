@@ -7,13 +7,15 @@ use super::TerraParams;
 /// `k_s,max (max(k_s,0 - z, 0) / k_s,0)^k_s,exp |v_s|`, with the slip velocity
 /// `v_s = omega r - v_t,x` of eq. (8).
 pub fn inward_rate(p: &TerraParams, z: f64, slip_velocity: f64) -> f64 {
-    p.k_s_max * ((p.k_s0 - z).max(0.0) / p.k_s0).powf(p.k_s_exp) * slip_velocity.abs()
+    p.model.k_s_max
+        * ((p.model.k_s0 - z).max(0.0) / p.model.k_s0).powf(p.model.k_s_exp)
+        * slip_velocity.abs()
 }
 
 /// Ideal sinkage z* = (m g / k_c)^(1/k_exp), m (eq. (10)): the sinkage that carries the
 /// estimated weight. (Eq. (17) prints the fraction inverted; eq. (10) is meant.)
 pub fn ideal_sinkage(p: &TerraParams) -> f64 {
-    (p.mass * p.g / p.k_c).powf(1.0 / p.k_exp)
+    (p.mass * p.g / p.model.k_c).powf(1.0 / p.model.k_exp)
 }
 
 /// Half the contact patch length l/2 = sqrt(2 r z - z^2), m (eq. (13)). For z beyond
@@ -32,7 +34,7 @@ pub fn outward_rate(p: &TerraParams, z: f64, slope_angle: f64, forward_velocity:
     if half_l <= 0.0 {
         return 0.0;
     }
-    let climb = ((z - ideal_sinkage(p)) / half_l).min((p.phi - slope_angle).tan());
+    let climb = ((z - ideal_sinkage(p)) / half_l).min((p.soil.phi - slope_angle).tan());
     climb.max(0.0) * forward_velocity.abs()
 }
 
@@ -53,8 +55,8 @@ mod tests {
     #[test]
     fn inward_rate_is_largest_at_the_surface_and_zero_at_k_s0() {
         let p = TerraParams::table1();
-        assert!((inward_rate(&p, 0.0, 0.1) - p.k_s_max * 0.1).abs() < 1e-15);
-        assert_eq!(inward_rate(&p, p.k_s0, 0.1), 0.0);
+        assert!((inward_rate(&p, 0.0, 0.1) - p.model.k_s_max * 0.1).abs() < 1e-15);
+        assert_eq!(inward_rate(&p, p.model.k_s0, 0.1), 0.0);
         assert_eq!(inward_rate(&p, 0.2, 0.1), 0.0);
         assert!(
             inward_rate(&p, 0.05, -0.1) > 0.0,
@@ -66,7 +68,7 @@ mod tests {
     fn the_ideal_sinkage_carries_the_weight() {
         let p = TerraParams::table1();
         let z = ideal_sinkage(&p);
-        assert!((p.k_c * z.powf(p.k_exp) - p.mass * p.g).abs() < 1e-9);
+        assert!((p.model.k_c * z.powf(p.model.k_exp) - p.mass * p.g).abs() < 1e-9);
     }
 
     #[test]
@@ -80,7 +82,7 @@ mod tests {
         assert!((outward_rate(&p, z, 0.0, -0.1) - expected).abs() < 1e-15);
         // deep in: the climbing angle is limited by phi - alpha
         let deep = outward_rate(&p, 0.1, 8f64.to_radians(), 0.1);
-        assert!((deep - (p.phi - 8f64.to_radians()).tan() * 0.1).abs() < 1e-15);
+        assert!((deep - (p.soil.phi - 8f64.to_radians()).tan() * 0.1).abs() < 1e-15);
         // slope steeper than phi: no climbing out
         assert_eq!(outward_rate(&p, 0.1, 40f64.to_radians(), 0.1), 0.0);
     }

@@ -9,11 +9,11 @@ use super::TerraParams;
 /// steeper than phi only cohesion is left.
 pub fn max_shear_stress(p: &TerraParams, normal_force: f64, area: f64, slope_angle: f64) -> f64 {
     let friction = if area > 0.0 {
-        normal_force / area * (p.phi - slope_angle).tan()
+        normal_force / area * (p.soil.phi - slope_angle).tan()
     } else {
         0.0
     };
-    (p.c + friction).max(0.0)
+    (p.soil.c + friction).max(0.0)
 }
 
 /// `expm1(-u) / u`, continuous at u = 0 (value -1).
@@ -53,7 +53,7 @@ pub fn mobilized_length(k_j: f64, j_m: f64, x_m: f64, x_e: f64) -> f64 {
 /// Traction force F_tr = w tau_max * mobilized length, N (eq. (23)); `j_m` is the
 /// magnitude of the slip length.
 pub fn traction_force(p: &TerraParams, tau_max: f64, j_m: f64, x_m: f64, x_e: f64) -> f64 {
-    p.width * tau_max * mobilized_length(p.k_j, j_m.abs(), x_m, x_e)
+    p.width * tau_max * mobilized_length(p.model.k_j, j_m.abs(), x_m, x_e)
 }
 
 /// Target of the PT1 filter of eq. (22), m: `|v_t,x / v_s| |j_m|`, where the shear
@@ -122,12 +122,11 @@ mod tests {
     fn the_stress_limit_is_mohr_coulomb_and_falls_with_the_slope() {
         let p = TerraParams::table1();
         let flat = max_shear_stress(&p, 100.0, 0.01, 0.0);
-        assert!((flat - (p.c + 1e4 * p.phi.tan())).abs() < 1e-9);
+        assert!((flat - (p.soil.c + 1e4 * p.soil.phi.tan())).abs() < 1e-9);
         assert!(max_shear_stress(&p, 100.0, 0.01, 0.3) < flat);
-        assert_eq!(
-            max_shear_stress(&TerraParams { c: 0.0, ..p }, 100.0, 0.01, 1.0),
-            0.0
-        );
+        let mut cohesionless = p;
+        cohesionless.soil.c = 0.0;
+        assert_eq!(max_shear_stress(&cohesionless, 100.0, 0.01, 1.0), 0.0);
         assert!((build_up_length_target(0.05, 0.0, 0.1) - 1e3).abs() < 1e-9);
         assert_eq!(build_up_length_target(0.0, 0.0, 0.1), 0.0);
         assert!((build_up_length_target(0.05, 0.01, 0.1) - 0.5).abs() < 1e-12);
