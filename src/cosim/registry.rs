@@ -10,7 +10,7 @@
 //! of the sections' errors.
 
 use super::model::{Declare, Model};
-use crate::models::{bbcc, rig, scm, terra};
+use crate::models::{bbcc, bekker, rig, scm, terra};
 use crate::scenario::{Checker, Scenario};
 
 /// Reads a model's scenario section; declares its variables and returns the model
@@ -52,6 +52,16 @@ pub const MODELS: &[Registered] = &[
         section: "scm",
         check: scm::section::check,
         declare: scm::adapter::declare,
+    },
+    Registered {
+        section: "bekker",
+        check: bekker::section::check_bekker,
+        declare: bekker::adapter::declare_bekker,
+    },
+    Registered {
+        section: "bjh",
+        check: bekker::section::check_bjh,
+        declare: bekker::adapter::declare_bjh,
     },
 ];
 

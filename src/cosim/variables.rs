@@ -268,6 +268,31 @@ impl VariableTable {
         bounds: Bounds,
         description: impl Into<String>,
     ) -> usize {
+        self.parameter(name, variability, Some(unit), start, bounds, description)
+    }
+
+    /// Adds a tunable Real parameter whose unit may be none (`None`: a unit that
+    /// depends on another parameter, as Bekker's k_c in N/m^(n+1)).
+    pub fn tunable_real(
+        &mut self,
+        name: impl Into<String>,
+        unit: Option<&'static str>,
+        start: f64,
+        bounds: Bounds,
+        description: impl Into<String>,
+    ) -> usize {
+        self.parameter(name, Variability::Tunable, unit, start, bounds, description)
+    }
+
+    fn parameter(
+        &mut self,
+        name: impl Into<String>,
+        variability: Variability,
+        unit: Option<&'static str>,
+        start: f64,
+        bounds: Bounds,
+        description: impl Into<String>,
+    ) -> usize {
         self.push(Variable {
             name: name.into(),
             vr: 0,
@@ -275,7 +300,7 @@ impl VariableTable {
             causality: Causality::Parameter,
             variability,
             initial: Some(Initial::Exact),
-            unit: Some(unit),
+            unit,
             description: description.into(),
             start: Some(Start::Real(start)),
             bounds,

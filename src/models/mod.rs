@@ -2,11 +2,14 @@
 //! parameters, return wrenches, and advance their own states.
 
 pub mod bbcc;
+pub mod bekker;
 pub mod earth_pressure;
+pub mod quadrature;
 pub mod rig;
 pub mod rigid_body;
 pub mod scm;
 pub mod terra;
 pub mod terrain;
+pub mod wheel;
 
 pub use rig::single_wheel;

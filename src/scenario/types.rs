@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 // Each model's section lives with the model (`src/models/<model>/section.rs`).
 pub use crate::models::bbcc::section::BbccSettings;
+pub use crate::models::bekker::section::{BekkerSettings, BjhSettings};
+pub use crate::models::bekker::{BekkerModel, BekkerSoil, BjhModel};
 pub use crate::models::rig::section::{Grousers, RigSoilModel, RigSpec};
 pub use crate::models::scm::section::{ScmSettings, ScmSoil, ScmSoilClass, ScmSoilMap};
 pub use crate::models::terra::section::{TerraModel, TerraSettings, TerraSoil, TerraWheel};
@@ -56,6 +58,16 @@ pub struct Scenario {
     /// touch it. Also the soil model of a `rig` with `soil_model: "scm"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scm: Option<ScmSettings>,
+    /// The pure Bekker wheel (Buse 2023, section 4.3.2; Wong 2008, ch. 2): constants,
+    /// soil, and the kinematic wheel bodies it acts on. Also the soil model of a `rig`
+    /// with `soil_model: "bekker"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bekker: Option<BekkerSettings>,
+    /// The Bekker-Janosi-Hanamoto wheel (Wong and Reece's stress distributions): constants,
+    /// soil, and the kinematic wheel bodies it acts on. Also the soil model of a `rig`
+    /// with `soil_model: "bjh"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bjh: Option<BjhSettings>,
 }
 
 pub(crate) fn default_model_step() -> f64 {

@@ -1,7 +1,8 @@
 //! The single-wheel rig's adapter (DESIGN.md, "Single-wheel test rig"): the rig's
 //! variables, its hub state, and its wheel's soil: TerRA inside the rig
-//! ([`super::single_wheel`]), or SCM acting on the rig's wheel as a body of the world
-//! that the rig drives (`contact_model` "scm").
+//! ([`super::single_wheel`]), or another soil model (SCM, the Bekker wheels) acting on
+//! the rig's wheel as a body of the world that the rig drives (`contact_model` is the
+//! soil model's key).
 
 use super::single_wheel::{self, RigReport};
 use super::{RigDrive, RigMode, RigState};
@@ -19,11 +20,9 @@ use nalgebra::{UnitQuaternion, Vector3};
 use std::any::Any;
 use Variability::Fixed;
 
-/// The rig's SCM wheel: its body, its grousers and the rig's own outputs.
+/// The rig's SCM wheel: its grousers and the rig's own outputs.
 #[derive(Debug, Clone, Copy)]
 pub struct RigScmVrs {
-    /// Index of the wheel's body in the world.
-    pub body: usize,
     /// Integer: `wheel.grouser_count`.
     pub count: usize,
     pub height: usize,
@@ -61,9 +60,11 @@ pub struct RigVrs {
     pub my: usize,
     /// TerRA outputs (soil_model terra).
     pub soil: Option<WheelSoilVrs>,
-    /// soil_model scm: the wheel as a body of the world (driven by the rig) and the
-    /// rig's outputs beside SCM's own.
+    /// soil_model scm: the grousers of its wheel and the rig's outputs beside SCM's.
     pub scm: Option<RigScmVrs>,
+    /// Every soil model but TerRA: the wheel as a body of the world (named `wheel`),
+    /// driven by the rig, that the soil model acts on.
+    pub wheel_body: Option<usize>,
 }
 
 fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
@@ -148,6 +149,7 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
             "soil torque on the wheel about its axle (y)",
         ),
         soil: (r.soil_model == RigSoilModel::Terra).then(|| wheel_soil_outputs(t, "wheel")),
+        wheel_body: None,
         scm: (r.soil_model == RigSoilModel::Scm).then(|| {
             let g = r.grousers.clone().unwrap_or(crate::scenario::Grousers {
                 count: 0,
@@ -192,7 +194,6 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
                 "depth of the lowest rim point below the undisturbed surface",
             );
             RigScmVrs {
-                body: usize::MAX,
                 count,
                 height,
                 thickness,
@@ -222,27 +223,43 @@ pub struct Rig {
 pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     let spec = d.scenario.rig.as_ref()?;
     let mut vrs = rig(d.table, spec);
-    if let Some(scm) = vrs.scm.as_mut() {
-        scm.body = d.bodies.len();
+    if spec.soil_model != RigSoilModel::Terra {
+        let (spec_shape, shape) = match &vrs.scm {
+            Some(scm) => (
+                Shape::GrouserWheel {
+                    radius: spec.radius,
+                    width: spec.width,
+                    count: scm.grousers,
+                    grouser_height: scm.grouser_height,
+                    grouser_thickness: scm.grouser_thickness,
+                },
+                ShapeVrs::GrouserWheel {
+                    radius: vrs.radius,
+                    width: vrs.width,
+                    count: scm.count,
+                    height: scm.height,
+                    thickness: scm.thickness,
+                },
+            ),
+            None => (
+                Shape::Wheel {
+                    radius: spec.radius,
+                    width: spec.width,
+                },
+                ShapeVrs::Wheel {
+                    radius: vrs.radius,
+                    width: vrs.width,
+                },
+            ),
+        };
+        vrs.wheel_body = Some(d.bodies.len());
         d.bodies.push(BodyVrs {
             name: "wheel".into(),
-            spec: Shape::GrouserWheel {
-                radius: spec.radius,
-                width: spec.width,
-                count: scm.grousers,
-                grouser_height: scm.grouser_height,
-                grouser_thickness: scm.grouser_thickness,
-            },
-            shape: ShapeVrs::GrouserWheel {
-                radius: vrs.radius,
-                width: vrs.width,
-                count: scm.count,
-                height: scm.height,
-                thickness: scm.thickness,
-            },
+            spec: spec_shape,
+            shape,
             motion: MotionVrs::Driven,
             outputs: None,
-            contact_model: Some("scm"),
+            contact_model: Some(spec.soil_model.key()),
         });
     }
     Some(Box::new(Rig {
@@ -269,11 +286,11 @@ impl Rig {
     /// The wheel body's state from the hub's: at (x, 0, z), turned by its angle about
     /// y, turning at the commanded rate.
     fn sync_body(&self, w: &mut Frame) {
-        let Some(scm) = &self.vrs.scm else {
+        let Some(body) = self.vrs.wheel_body else {
             return;
         };
         let rig = &self.state.0;
-        w.states[scm.body] = RigidBodyState {
+        w.states[body] = RigidBodyState {
             r: Vector3::new(rig.x, 0.0, rig.z),
             q: UnitQuaternion::new(Vector3::y() * rig.angle),
             v: Vector3::new(rig.vx, 0.0, rig.vz),
@@ -307,7 +324,7 @@ impl Model for Rig {
     }
 
     fn evaluate(&mut self, w: &mut Frame, dt: f64) {
-        if self.vrs.scm.is_some() {
+        if self.vrs.wheel_body.is_some() {
             // the soil model evaluates the wheel body; the rig moves after it did
             self.sync_body(w);
             return;
@@ -331,14 +348,24 @@ impl Model for Rig {
     }
 
     fn after_forces(&mut self, w: &mut Frame, dt: f64) {
-        let Some(scm) = &self.vrs.scm else {
+        let Some(body) = self.vrs.wheel_body else {
             return;
         };
         let drive = self.drive(w);
-        let load = w.loads[scm.body];
-        self.state
-            .0
-            .step(&drive, load.force.x, load.force.z, load.k_zz, load.c_zz, dt);
+        let load = w.loads[body];
+        let rig = &mut self.state.0;
+        let hub = Vector3::new(rig.x, 0.0, rig.z);
+        let n = w.surface.disc_contact(&hub, w.real(self.vrs.radius)).normal;
+        let slope = single_wheel::surface_slope(&n);
+        rig.step(
+            &drive,
+            load.force.x,
+            load.force.z,
+            load.k_zz,
+            load.c_zz,
+            slope,
+            dt,
+        );
         self.sync_body(w);
     }
 
@@ -367,11 +394,13 @@ impl Model for Rig {
             vals[s.f_n] = rep.terra.normal_force;
             vals[s.f_t] = rep.terra.tangential_force;
         }
-        if let Some(s) = &r.scm {
-            let load = w.loads[s.body];
+        if let Some(body) = r.wheel_body {
+            let load = w.loads[body];
             vals[r.fx] = load.force.x;
             vals[r.fz] = load.force.z;
             vals[r.my] = load.torque.y;
+        }
+        if let Some(s) = &r.scm {
             // the rim's lowest point below the undisturbed (base) surface
             vals[s.sinkage] = w.surface.height(rig.x) - (rig.z - radius);
             vals[s.slip] = terra::slip(omega * radius, rig.vx);

@@ -64,17 +64,33 @@ pub struct RigDrive {
 
 impl RigState {
     /// Advances by `dt` (s) under the soil force on the wheel `(fx, fz)` (N, world),
-    /// whose vertical part changes with the hub height by `-k_zz` (N/m) and with the
-    /// vertical velocity by `-c_zz` (N s/m).
+    /// whose vertical part changes with the hub's height above the surface by `-k_zz`
+    /// (N/m) and with the vertical velocity by `-c_zz` (N s/m). `slope` is dh/dx of
+    /// the surface under the wheel: moving along x by dx raises the ground by
+    /// `slope dx`, so the soil's compression grows with `z' - slope x'`, not `z'`.
     ///
-    /// Vertical, linearly implicit Euler: `m (v' - v) = dt (F_z - k_zz dt v' - c_zz (v' - v) - m g)`.
-    pub fn step(&mut self, d: &RigDrive, fx: f64, fz: f64, k_zz: f64, c_zz: f64, dt: f64) {
+    /// Vertical, linearly implicit Euler:
+    /// `m (v' - v) = dt (F_z - k_zz dt (v' - slope vx') - c_zz (v' - v) - m g)`.
+    /// (Linearizing in `v'` alone lets a wheel climbing a ramp at a steady speed
+    /// report `F_z = m g + k_zz dt slope vx`: 12 N too much on TerRA's 8 degree ramp.)
+    #[allow(clippy::too_many_arguments)]
+    pub fn step(
+        &mut self,
+        d: &RigDrive,
+        fx: f64,
+        fz: f64,
+        k_zz: f64,
+        c_zz: f64,
+        slope: f64,
+        dt: f64,
+    ) {
         match d.mode {
             RigMode::SlipControlled => self.vx = d.vx,
             RigMode::ForceControlled => self.vx += dt * (fx - d.drawbar_force) / d.load_mass,
         }
         let m = d.load_mass;
-        self.vz = (m * self.vz + dt * (fz - m * d.g) + dt * c_zz * self.vz)
+        let rise = slope * self.vx;
+        self.vz = (m * self.vz + dt * (fz - m * d.g) + dt * c_zz * self.vz + dt * dt * k_zz * rise)
             / (m + dt * c_zz + dt * dt * k_zz);
         self.x += dt * self.vx;
         self.z += dt * self.vz;
@@ -108,7 +124,7 @@ mod tests {
             ..drive()
         };
         for _ in 0..1000 {
-            s.step(&d, 0.0, 0.0, 0.0, 0.0, 1e-3);
+            s.step(&d, 0.0, 0.0, 0.0, 0.0, 0.0, 1e-3);
         }
         assert!((s.vz + 9.81).abs() < 1e-9);
         assert!((s.vx + 0.5).abs() < 1e-9);
@@ -122,7 +138,7 @@ mod tests {
         let d = drive();
         for _ in 0..2000 {
             let fz = -k * s.z;
-            s.step(&d, 0.0, fz, k, 0.0, 1e-3);
+            s.step(&d, 0.0, fz, k, 0.0, 0.0, 1e-3);
         }
         let rest = -10.0 * 9.81 / k;
         assert!((s.z - rest).abs() < 1e-3 * rest.abs(), "{} vs {rest}", s.z);

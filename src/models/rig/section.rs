@@ -37,8 +37,8 @@ pub struct RigSpec {
     /// Start value of the input `rig.drawbar_force`, N.
     #[serde(default)]
     pub drawbar_force: f64,
-    /// The wheel-soil model: `terra` (the scenario's `terra` settings) or `scm` (its
-    /// `scm` soil).
+    /// The wheel-soil model: `terra`, `scm`, `bekker` or `bjh`, with the scenario's
+    /// section of that name.
     pub soil_model: RigSoilModel,
     /// Grousers of the generated SCM wheel (`wheel.grouser_count`,
     /// `wheel.grouser_height`, `wheel.grouser_thickness`); none: a plain cylinder.
@@ -66,6 +66,23 @@ pub enum RigSoilModel {
     Terra,
     /// SCM (Krenn 2009) with a generated wheel mesh.
     Scm,
+    /// The pure Bekker wheel (the scenario's `bekker` section).
+    Bekker,
+    /// The Bekker-Janosi-Hanamoto wheel (the scenario's `bjh` section).
+    Bjh,
+}
+
+impl RigSoilModel {
+    /// The soil model's scenario section key, also the `contact_model` of the rig's
+    /// wheel body.
+    pub fn key(self) -> &'static str {
+        match self {
+            RigSoilModel::Terra => "terra",
+            RigSoilModel::Scm => "scm",
+            RigSoilModel::Bekker => "bekker",
+            RigSoilModel::Bjh => "bjh",
+        }
+    }
 }
 
 fn default_g() -> f64 {
@@ -98,23 +115,25 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
     c.finite("rig.omega", r.omega);
     c.finite("rig.vx", r.vx);
     c.finite("rig.drawbar_force", r.drawbar_force);
-    match r.soil_model {
-        RigSoilModel::Terra => {
-            if s.terra.is_none() {
-                c.err(
-                    "rig.soil_model",
-                    "'terra' needs a \"terra\" section with the model and soil constants",
-                );
-            }
-        }
-        RigSoilModel::Scm => {
-            if s.scm.is_none() {
-                c.err(
-                    "rig.soil_model",
-                    "'scm' needs an \"scm\" section with the soil",
-                );
-            }
-        }
+    let has_section = match r.soil_model {
+        RigSoilModel::Terra => s.terra.is_some(),
+        RigSoilModel::Scm => s.scm.is_some(),
+        RigSoilModel::Bekker => s.bekker.is_some(),
+        RigSoilModel::Bjh => s.bjh.is_some(),
+    };
+    if !has_section {
+        let key = r.soil_model.key();
+        let what = match r.soil_model {
+            RigSoilModel::Scm => "with the soil",
+            _ => "with the model and soil constants",
+        };
+        c.err(
+            "rig.soil_model",
+            format!(
+                "'{key}' needs {} \"{key}\" section {what}",
+                if key == "scm" { "an" } else { "a" }
+            ),
+        );
     }
     if let Some(g) = &r.grousers {
         c.non_negative("rig.grousers.height", g.height);

@@ -9,8 +9,8 @@ use crate::cosim::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,
 };
 use crate::cosim::WorldError;
+use crate::models::wheel::{contact, WheelGeometry};
 use crate::scenario::TerraSettings;
-use nalgebra::Vector3;
 use std::any::Any;
 use Variability::Tunable;
 
@@ -343,17 +343,6 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     }))
 }
 
-/// Hub geometry of a TerRA wheel over the terrain, for any axle orientation.
-struct WheelGeometry {
-    input: TerraInput,
-    /// Terrain normal at the contact.
-    normal: Vector3<f64>,
-    /// Forward direction: axle x normal.
-    forward: Vector3<f64>,
-    /// From the hub to the lowest wheel point.
-    lever: Vector3<f64>,
-}
-
 impl Terra {
     /// TerRA parameters and contact geometry of wheel `k`.
     fn wheel(&self, w: &Frame, k: usize) -> (TerraParams, WheelGeometry) {
@@ -374,41 +363,8 @@ impl Terra {
             mass,
             gravity.norm(),
         );
-        let m = w.pose_of(b);
-        let axle = m.iso.rotation * Vector3::y();
-        let r = m.iso.translation.vector;
-        let sp = w.surface.disc_contact(&r, radius);
-        let n = sp.normal;
-        // The disc's lowest point towards the ground: along -n projected onto the
-        // wheel plane. Its depth below the tangent plane is r |n_perp| - distance.
-        let n_perp = n - axle * n.dot(&axle);
-        let n_perp_len = n_perp.norm().max(1e-12);
-        let lever = -n_perp * (radius / n_perp_len);
-        let forward = axle
-            .cross(&n)
-            .try_normalize(1e-12)
-            .unwrap_or_else(Vector3::x);
-        let down = if gravity.norm() > 0.0 {
-            gravity.normalize()
-        } else {
-            -Vector3::z()
-        };
-        let input = TerraInput {
-            z: radius * n_perp_len - sp.distance,
-            z_rate: -m.v.dot(&n),
-            omega: m.w.dot(&axle),
-            forward_velocity: m.v.dot(&forward),
-            slope: (-forward.dot(&down)).clamp(-1.0, 1.0).asin(),
-        };
-        (
-            p,
-            WheelGeometry {
-                input,
-                normal: n,
-                forward,
-                lever,
-            },
-        )
+        let geo = contact(w.surface, &w.pose_of(b), radius, &gravity);
+        (p, geo)
     }
 }
 

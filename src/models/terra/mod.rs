@@ -39,19 +39,7 @@ pub struct TerraState {
 }
 
 /// What the multibody side gives TerRA at one instant (contact frame).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct TerraInput {
-    /// Total geometric sinkage z of the lowest wheel point below the surface, m (eq. (1)).
-    pub z: f64,
-    /// dz/dt, m/s.
-    pub z_rate: f64,
-    /// Wheel angular velocity about its axle, rad/s, positive drives forward.
-    pub omega: f64,
-    /// Hub velocity along the forward direction f, v_t,x, m/s.
-    pub forward_velocity: f64,
-    /// Terrain inclination along f, alpha, rad, uphill positive (eq. (12)).
-    pub slope: f64,
-}
+pub use crate::models::wheel::WheelInput as TerraInput;
 
 /// Forces and diagnostics of one evaluation (contact frame).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -78,18 +66,7 @@ pub struct TerraOutput {
     pub in_contact: bool,
 }
 
-/// Longitudinal slip: `(omega r - v)/(omega r)` when driving (|omega r| >= |v|),
-/// `(omega r - v)/v` when braking; 0 when both are zero.
-pub fn slip(rim_speed: f64, forward_velocity: f64) -> f64 {
-    let vs = rim_speed - forward_velocity;
-    if vs == 0.0 {
-        0.0
-    } else if rim_speed.abs() >= forward_velocity.abs() {
-        vs / rim_speed
-    } else {
-        vs / forward_velocity
-    }
-}
+pub use crate::models::wheel::slip;
 
 /// Advances the TerRA states by `dt` (s, explicit Euler; the PT1 of eq. (22) backward
 /// Euler) and returns the forces at the start of the step.

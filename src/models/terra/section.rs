@@ -9,7 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::params::{TerraModel, TerraSoil};
-use crate::scenario::{Checker, Motion, Scenario, Shape};
+use crate::models::wheel::section::check_wheel_body;
+use crate::scenario::{Checker, Scenario};
 
 /// TerRA settings (Barthelmes 2018). FMI parameters `terra.<constant>` and
 /// `soil.c`, `soil.phi`, `soil.rho`.
@@ -76,26 +77,7 @@ fn terra(c: &mut Checker, s: &Scenario, t: &TerraSettings) {
     for (i, w) in t.wheels.iter().enumerate() {
         let p = format!("terra.wheels[{i}]");
         c.positive(&format!("{p}.mass_estimate"), w.mass_estimate);
-        match s.bodies.iter().find(|b| b.name == w.body) {
-            None => c.err(format!("{p}.body"), format!("no body named '{}'", w.body)),
-            Some(b) => {
-                if !matches!(b.shape, Shape::Wheel { .. }) {
-                    c.err(
-                        format!("{p}.body"),
-                        format!("'{}' must have a wheel shape", w.body),
-                    );
-                }
-                if !matches!(b.motion, Motion::Kinematic { .. }) {
-                    c.err(
-                        format!("{p}.body"),
-                        format!(
-                            "'{}' must be kinematic (TerRA is a force element on a driven wheel)",
-                            w.body
-                        ),
-                    );
-                }
-            }
-        }
+        check_wheel_body(c, s, &format!("{p}.body"), &w.body, "TerRA");
         if seen.contains(&w.body.as_str()) {
             c.err(format!("{p}.body"), format!("'{}' is listed twice", w.body));
         }
