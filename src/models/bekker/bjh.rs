@@ -78,16 +78,23 @@ impl Arc {
 /// theta mapped linearly from [theta_2, theta_m] onto [theta_1, theta_m] (Wong and
 /// Reece; Wong 2008, ch. 2).
 pub fn normal_stress(s: &BekkerSoil, r: f64, b: f64, a: &Arc, theta: f64) -> f64 {
-    let t = if theta >= a.theta_m {
-        theta
+    stress_at(s.k_eq(b), s.n, r, a, theta, theta.cos(), a.theta1.cos())
+}
+
+/// [`normal_stress`] with the modulus `k` = k_c/b + k_phi, cos(theta) and
+/// cos(theta_1) given (the quadrature has them).
+#[inline]
+fn stress_at(k: f64, n: f64, r: f64, a: &Arc, theta: f64, cos: f64, cos1: f64) -> f64 {
+    let c = if theta >= a.theta_m {
+        cos
     } else {
-        a.theta1 - (theta - a.theta2) / (a.theta_m - a.theta2) * (a.theta1 - a.theta_m)
+        (a.theta1 - (theta - a.theta2) / (a.theta_m - a.theta2) * (a.theta1 - a.theta_m)).cos()
     };
-    let d = t.cos() - a.theta1.cos();
+    let d = c - cos1;
     if d <= 0.0 {
         0.0
     } else {
-        s.k_eq(b) * (r * d).powf(s.n)
+        k * (r * d).powf(n)
     }
 }
 
@@ -99,7 +106,23 @@ pub fn normal_stress(s: &BekkerSoil, r: f64, b: f64, a: &Arc, theta: f64) -> f64
 /// |v_rim|, |v| and `v_reg`.
 pub fn shear_displacement(r: f64, theta1: f64, theta: f64, v_rim: f64, v: f64, v_reg: f64) -> f64 {
     let v_ref = v_rim.abs().max(v.abs()).max(v_reg);
-    r * (v_rim * (theta1 - theta) - v * (theta1.sin() - theta.sin())) / v_ref
+    shear_at(r, theta1, theta1.sin(), theta, theta.sin(), v_rim, v, v_ref)
+}
+
+/// [`shear_displacement`] with the sines and v_ref given.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn shear_at(
+    r: f64,
+    theta1: f64,
+    sin1: f64,
+    theta: f64,
+    sin: f64,
+    v_rim: f64,
+    v: f64,
+    v_ref: f64,
+) -> f64 {
+    r * (v_rim * (theta1 - theta) - v * (sin1 - sin)) / v_ref
 }
 
 /// Integrals over the contact arc (per unit width and radius, see [`integrate`]).
@@ -127,6 +150,9 @@ pub fn integrate(
     rule: &GaussLegendre,
 ) -> ArcIntegrals {
     let tan_phi = s.phi.tan();
+    let k = s.k_eq(b);
+    let (sin1, cos1) = arc.theta1.sin_cos();
+    let v_ref = v_rim.abs().max(v.abs()).max(v_reg);
     let (mut w, mut dp, mut t) = (0.0, 0.0, 0.0);
     for (lo, hi) in [(arc.theta2, arc.theta_m), (arc.theta_m, arc.theta1)] {
         if hi <= lo {
@@ -135,10 +161,10 @@ pub fn integrate(
         let (h, mid) = (0.5 * (hi - lo), 0.5 * (hi + lo));
         for (x, wt) in rule.nodes.iter().zip(&rule.weights) {
             let theta = mid + h * x;
-            let sigma = normal_stress(s, r, b, arc, theta);
-            let j = shear_displacement(r, arc.theta1, theta, v_rim, v, v_reg);
-            let tau = (s.c + sigma * tan_phi) * s.mobilized(j);
             let (sin, cos) = theta.sin_cos();
+            let sigma = stress_at(k, s.n, r, arc, theta, cos, cos1);
+            let j = shear_at(r, arc.theta1, sin1, theta, sin, v_rim, v, v_ref);
+            let tau = (s.c + sigma * tan_phi) * s.mobilized(j);
             let wh = wt * h;
             w += wh * (sigma * cos + tau * sin);
             dp += wh * (tau * cos - sigma * sin);

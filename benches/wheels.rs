@@ -1,0 +1,97 @@
+//! The Bekker wheels' speed (issue 24 asks under 2 us per wheel step, and under 3 us
+//! for the rig's FMI communication step):
+//! - `bekker_wheel_step`, `bjh_wheel_step`: one force evaluation of the model on a
+//!   wheel (r 0.25 m, b 0.2 m) 3 cm deep at 30 % slip, DLR-A, in process (BJH with the
+//!   default 8 Gauss points per arc);
+//! - `bekker_rig_fmi_step`: one communication step of the packaged
+//!   `bekker_single_wheel` FMU through the FMI C API: fmi2SetReal of the inputs,
+//!   fmi2DoStep of 1 ms (one sub-step), fmi2GetReal of the outputs.
+
+use contact_fmu::models::bekker::{bjh, pure, BekkerModel, BekkerSoil, BjhModel};
+use contact_fmu::models::quadrature::GaussLegendre;
+use contact_fmu::models::wheel::WheelInput;
+use contact_fmu::packager;
+use criterion::{black_box, criterion_group, criterion_main, Criterion};
+use fmi::fmi2::import::Fmi2Import;
+use fmi::fmi2::instance::{CoSimulation, Common};
+use fmi::traits::FmiImport;
+use std::path::Path;
+
+fn input() -> WheelInput {
+    WheelInput {
+        z: 0.03,
+        z_rate: 0.001,
+        omega: 1.0,
+        forward_velocity: 0.175,
+        slope: 0.0,
+    }
+}
+
+fn wheel_steps(c: &mut Criterion) {
+    let soil = BekkerSoil::default();
+    let pure_model = BekkerModel::default();
+    let bjh_model = BjhModel::default();
+    let rule = GaussLegendre::new(bjh_model.points as usize);
+    let i = input();
+    c.bench_function("bekker_wheel_step", |b| {
+        b.iter(|| pure::forces(black_box(&soil), &pure_model, 0.25, 0.2, black_box(&i)))
+    });
+    c.bench_function("bjh_wheel_step", |b| {
+        b.iter(|| {
+            bjh::forces(
+                black_box(&soil),
+                &bjh_model,
+                0.25,
+                0.2,
+                &rule,
+                black_box(&i),
+            )
+        })
+    });
+}
+
+fn rig_fmi_step(c: &mut Criterion) {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = packager::find_runtime(None).expect("runtime cdylib built with the benchmarks");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bekker_single_wheel.json");
+    let fmu = packager::package(&scenario, dir.path(), &runtime).unwrap();
+    let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
+    let md = import.model_description();
+    let vr = |n: &str| md.model_variable_by_name(n).unwrap().value_reference;
+    let inputs = [vr("rig.omega"), vr("rig.vx")];
+    let outputs: Vec<u32> = [
+        "wheel.x",
+        "wheel.z",
+        "wheel.sinkage",
+        "wheel.slip",
+        "wheel.Fx",
+        "wheel.Fz",
+        "wheel.My",
+    ]
+    .iter()
+    .map(|n| vr(n))
+    .collect();
+    let mut inst = import.instantiate_cs("bench", false, false).unwrap();
+    Common::setup_experiment(&mut inst, None, 0.0, None).unwrap();
+    Common::enter_initialization_mode(&mut inst).unwrap();
+    Common::exit_initialization_mode(&mut inst).unwrap();
+    let (mut t, h) = (0.0, 1e-3);
+    // settle into the soil first
+    for _ in 0..2000 {
+        CoSimulation::do_step(&inst, t, h, true).unwrap();
+        t += h;
+    }
+    let mut out = vec![0.0; outputs.len()];
+    c.bench_function("bekker_rig_fmi_step", |b| {
+        b.iter(|| {
+            Common::set_real(&mut inst, &inputs, &[1.0, 0.2]).unwrap();
+            CoSimulation::do_step(&inst, t, h, true).unwrap();
+            t += h;
+            Common::get_real(&mut inst, &outputs, &mut out).unwrap();
+            black_box(&out);
+        })
+    });
+}
+
+criterion_group!(benches, wheel_steps, rig_fmi_step);
+criterion_main!(benches);
