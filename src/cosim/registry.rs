@@ -10,7 +10,7 @@
 //! of the sections' errors.
 
 use super::model::{Declare, Model};
-use crate::models::{bbcc, bekker, rig, scm, terra};
+use crate::models::{bbcc, bekker, rheological, rig, scm, terra};
 use crate::scenario::{Checker, Scenario};
 
 /// Reads a model's scenario section; declares its variables and returns the model
@@ -62,6 +62,11 @@ pub const MODELS: &[Registered] = &[
         section: "bjh",
         check: bekker::section::check_bjh,
         declare: bekker::adapter::declare_bjh,
+    },
+    Registered {
+        section: "rheological",
+        check: rheological::section::check,
+        declare: rheological::adapter::declare,
     },
 ];
 

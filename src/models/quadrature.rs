@@ -3,7 +3,7 @@
 /// An n-point Gauss-Legendre rule on [-1, 1].
 #[derive(Debug, Clone, PartialEq)]
 pub struct GaussLegendre {
-    /// Nodes, ascending.
+    /// Nodes, ascending; symmetric (`nodes[n - 1 - i] == -nodes[i]` exactly).
     pub nodes: Vec<f64>,
     /// Weights (sum 2).
     pub weights: Vec<f64>,
@@ -33,6 +33,9 @@ impl GaussLegendre {
                 if dx.abs() < 1e-16 {
                     break;
                 }
+            }
+            if 2 * i + 1 == n {
+                x = 0.0; // the middle root of an odd rule, exactly
             }
             let w = 2.0 / ((1.0 - x * x) * dp * dp);
             nodes[i] = -x;
@@ -71,6 +74,20 @@ mod tests {
                     "n {n} degree {deg}: {got} vs {exact}"
                 );
             }
+        }
+    }
+
+    /// The BJH wheel maps the rear arc's nodes onto the front's mirrored nodes and
+    /// relies on this being exact.
+    #[test]
+    fn the_nodes_are_exactly_symmetric_and_ascending() {
+        for n in 1..=64 {
+            let g = GaussLegendre::new(n);
+            for i in 0..n {
+                assert_eq!(g.nodes[n - 1 - i], -g.nodes[i], "n {n} node {i}");
+                assert_eq!(g.weights[n - 1 - i], g.weights[i]);
+            }
+            assert!(g.nodes.windows(2).all(|p| p[0] < p[1]), "n {n}");
         }
     }
 

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 pub use crate::models::bbcc::section::BbccSettings;
 pub use crate::models::bekker::section::{BekkerSettings, BjhSettings};
 pub use crate::models::bekker::{BekkerModel, BekkerSoil, BjhModel};
+pub use crate::models::rheological::section::RheologicalSettings;
+pub use crate::models::rheological::RheologicalModel;
 pub use crate::models::rig::section::{Grousers, RigSoilModel, RigSpec};
 pub use crate::models::scm::section::{ScmSettings, ScmSoil, ScmSoilClass, ScmSoilMap};
 pub use crate::models::terra::section::{TerraModel, TerraSettings, TerraSoil, TerraWheel};
@@ -68,6 +70,11 @@ pub struct Scenario {
     /// with `soil_model: "bjh"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bjh: Option<BjhSettings>,
+    /// The rheological wheel (spring-damper ground with stiction): constants, soil, and
+    /// the kinematic wheel bodies it acts on. Also the soil model of a `rig` with
+    /// `soil_model: "rheological"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rheological: Option<RheologicalSettings>,
 }
 
 pub(crate) fn default_model_step() -> f64 {

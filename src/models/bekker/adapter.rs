@@ -12,7 +12,7 @@ use crate::models::wheel::{WheelForces, WheelInput};
 /// Value references of the soil constants `<key>.n`, `.kc`, `.kphi`, `.c`, `.phi`,
 /// `.k_shear`.
 #[derive(Debug, Clone, Copy)]
-struct SoilVrs {
+pub(crate) struct SoilVrs {
     n: usize,
     kc: usize,
     kphi: usize,
@@ -21,7 +21,8 @@ struct SoilVrs {
     k_shear: usize,
 }
 
-fn declare_soil(t: &mut VariableTable, key: &str, s: &BekkerSoil) -> SoilVrs {
+/// Declares the soil constants of section `key` as tunable parameters.
+pub(crate) fn declare_soil(t: &mut VariableTable, key: &str, s: &BekkerSoil) -> SoilVrs {
     let name = |c: &str| format!("{key}.{c}");
     SoilVrs {
         n: t.tunable_real(
@@ -78,7 +79,8 @@ fn declare_soil(t: &mut VariableTable, key: &str, s: &BekkerSoil) -> SoilVrs {
     }
 }
 
-fn soil(w: &Frame, v: &SoilVrs) -> BekkerSoil {
+/// The soil constants' current values.
+pub(crate) fn soil(w: &Frame, v: &SoilVrs) -> BekkerSoil {
     BekkerSoil {
         n: w.real(v.n),
         kc: w.real(v.kc),

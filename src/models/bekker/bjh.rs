@@ -83,6 +83,10 @@ pub fn normal_stress(s: &BekkerSoil, r: f64, b: f64, a: &Arc, theta: f64) -> f64
 
 /// [`normal_stress`] with the modulus `k` = k_c/b + k_phi, cos(theta) and
 /// cos(theta_1) given (the quadrature has them).
+/// Rules up to this many points reuse the front's stresses behind theta_m (the
+/// scenario allows 64).
+const MAX_POINTS: usize = 64;
+
 #[inline]
 fn stress_at(k: f64, n: f64, r: f64, a: &Arc, theta: f64, cos: f64, cos1: f64) -> f64 {
     let c = if theta >= a.theta_m {
@@ -153,22 +157,49 @@ pub fn integrate(
     let k = s.k_eq(b);
     let (sin1, cos1) = arc.theta1.sin_cos();
     let v_ref = v_rim.abs().max(v.abs()).max(v_reg);
+    let n = rule.nodes.len();
     let (mut w, mut dp, mut t) = (0.0, 0.0, 0.0);
-    for (lo, hi) in [(arc.theta2, arc.theta_m), (arc.theta_m, arc.theta1)] {
-        if hi <= lo {
-            continue;
+    let mut add = |theta: f64, sin: f64, cos: f64, sigma: f64, wh: f64| {
+        let j = shear_at(r, arc.theta1, sin1, theta, sin, v_rim, v, v_ref);
+        let tau = (s.c + sigma * tan_phi) * s.mobilized(j);
+        w += wh * (sigma * cos + tau * sin);
+        dp += wh * (tau * cos - sigma * sin);
+        t += wh * tau;
+    };
+    // In front of theta_m. The normal stress at the front nodes is kept: the rear
+    // maps node x_i onto the front's node -x_i (the rule is symmetric), so the rear
+    // reuses it instead of a cosine and a power per node.
+    let mut front = [0.0; MAX_POINTS];
+    let (h, mid) = (
+        0.5 * (arc.theta1 - arc.theta_m),
+        0.5 * (arc.theta1 + arc.theta_m),
+    );
+    for (i, (x, wt)) in rule.nodes.iter().zip(&rule.weights).enumerate() {
+        let theta = mid + h * x;
+        let (sin, cos) = theta.sin_cos();
+        let sigma = stress_at(k, s.n, r, arc, theta, cos, cos1);
+        if i < MAX_POINTS {
+            front[i] = sigma;
         }
-        let (h, mid) = (0.5 * (hi - lo), 0.5 * (hi + lo));
-        for (x, wt) in rule.nodes.iter().zip(&rule.weights) {
+        if h > 0.0 {
+            add(theta, sin, cos, sigma, wt * h);
+        }
+    }
+    // Behind theta_m.
+    let (h, mid) = (
+        0.5 * (arc.theta_m - arc.theta2),
+        0.5 * (arc.theta_m + arc.theta2),
+    );
+    if h > 0.0 {
+        for (i, (x, wt)) in rule.nodes.iter().zip(&rule.weights).enumerate() {
             let theta = mid + h * x;
             let (sin, cos) = theta.sin_cos();
-            let sigma = stress_at(k, s.n, r, arc, theta, cos, cos1);
-            let j = shear_at(r, arc.theta1, sin1, theta, sin, v_rim, v, v_ref);
-            let tau = (s.c + sigma * tan_phi) * s.mobilized(j);
-            let wh = wt * h;
-            w += wh * (sigma * cos + tau * sin);
-            dp += wh * (tau * cos - sigma * sin);
-            t += wh * tau;
+            let sigma = if n <= MAX_POINTS {
+                front[n - 1 - i]
+            } else {
+                stress_at(k, s.n, r, arc, theta, cos, cos1)
+            };
+            add(theta, sin, cos, sigma, wt * h);
         }
     }
     ArcIntegrals {

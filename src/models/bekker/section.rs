@@ -45,7 +45,7 @@ pub(crate) fn check_bekker(c: &mut Checker, s: &Scenario) {
     if let Some(b) = &s.bekker {
         c.non_negative("bekker.model.damping", b.model.damping);
         c.positive("bekker.model.v_reg", b.model.v_reg);
-        soil(c, s, "bekker", &b.soil, &b.wheels, RigSoilModel::Bekker);
+        check_soil(c, s, "bekker", &b.soil, &b.wheels, RigSoilModel::Bekker);
     }
 }
 
@@ -67,12 +67,14 @@ pub(crate) fn check_bjh(c: &mut Checker, s: &Scenario) {
         }
         c.non_negative("bjh.model.damping", m.damping);
         c.positive("bjh.model.v_reg", m.v_reg);
-        soil(c, s, "bjh", &b.soil, &b.wheels, RigSoilModel::Bjh);
+        check_soil(c, s, "bjh", &b.soil, &b.wheels, RigSoilModel::Bjh);
     }
 }
 
-/// The soil constants and the wheels of section `key`.
-fn soil(
+/// The soil constants and the wheels of section `key` (also the rheological wheel's,
+/// whose ground follows from the same constants); `as_rig`: the rig's `soil_model`
+/// value that uses this section.
+pub(crate) fn check_soil(
     c: &mut Checker,
     s: &Scenario,
     key: &str,

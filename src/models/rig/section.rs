@@ -37,7 +37,7 @@ pub struct RigSpec {
     /// Start value of the input `rig.drawbar_force`, N.
     #[serde(default)]
     pub drawbar_force: f64,
-    /// The wheel-soil model: `terra`, `scm`, `bekker` or `bjh`, with the scenario's
+    /// The wheel-soil model: `terra`, `scm`, `bekker`, `bjh` or `rheological`, with the scenario's
     /// section of that name.
     pub soil_model: RigSoilModel,
     /// Grousers of the generated SCM wheel (`wheel.grouser_count`,
@@ -70,6 +70,8 @@ pub enum RigSoilModel {
     Bekker,
     /// The Bekker-Janosi-Hanamoto wheel (the scenario's `bjh` section).
     Bjh,
+    /// The rheological wheel (the scenario's `rheological` section).
+    Rheological,
 }
 
 impl RigSoilModel {
@@ -81,6 +83,7 @@ impl RigSoilModel {
             RigSoilModel::Scm => "scm",
             RigSoilModel::Bekker => "bekker",
             RigSoilModel::Bjh => "bjh",
+            RigSoilModel::Rheological => "rheological",
         }
     }
 }
@@ -120,6 +123,7 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
         RigSoilModel::Scm => s.scm.is_some(),
         RigSoilModel::Bekker => s.bekker.is_some(),
         RigSoilModel::Bjh => s.bjh.is_some(),
+        RigSoilModel::Rheological => s.rheological.is_some(),
     };
     if !has_section {
         let key = r.soil_model.key();
