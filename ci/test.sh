@@ -38,6 +38,8 @@ echo "34 fmi2 functions exported; needs only: $(ldd "$so" | awk '{print $1}' | t
 step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
 .venv/bin/python examples/sphere_drop.py target/fmu/bbcc_sphere_drop.fmu target/fmu/bbcc_sphere_drop.png
 .venv/bin/python examples/terra_single_wheel.py target/fmu/terra_single_wheel.fmu target/fmu/terra_single_wheel.png
+# the wheel-model comparison, shortened (docs/models/wheel-comparison.md has the full run)
+.venv/bin/python examples/wheel_models.py target/release/contact-fmu target/wheel_models --slips 0,0.3 --time 2
 
 step "fmpy: validate and simulate every example FMU"
 .venv/bin/python ci/fmpy_check.py target/fmu
