@@ -6,8 +6,6 @@
 mod common;
 
 use common::*;
-use contact_fmu::cosim::variables::Phase;
-use contact_fmu::cosim::World;
 use contact_fmu::models::bekker::{pure, BekkerSoil};
 use contact_fmu::scenario;
 use fmi::fmi2::instance::Common;
@@ -127,19 +125,7 @@ fn bekker_wheels_on_the_rig_carry_the_load_on_a_slope() {
             s.rig.as_mut().unwrap().soil_model = scenario::RigSoilModel::Bjh;
         }
         s.rig.as_mut().unwrap().position = [0.0, 0.25 / 10f64.to_radians().cos()];
-        let mut w = World::new(&s, path.parent()).unwrap();
-        w.enter_initialization();
-        world_set(&mut w, "rig.omega", 1.0, Phase::Initialization);
-        world_set(&mut w, "rig.vx", 0.2, Phase::Initialization);
-        w.exit_initialization().unwrap();
-        let (mut fz, mut vz) = (0.0, 0.0);
-        for k in 0..400 {
-            w.do_step(0.01).unwrap();
-            if k >= 300 {
-                fz += world_get(&mut w, "wheel.Fz") / 100.0;
-                vz += world_get(&mut w, "wheel.vz") / 100.0;
-            }
-        }
+        let (fz, vz) = rig_climb(&s, path.parent());
         eprintln!("{model}: mean Fz {fz:.4} N, vz {vz:.5} m/s on 10 deg");
         assert!(
             (vz - 0.2 * 10f64.to_radians().tan()).abs() < 1e-3,

@@ -154,19 +154,7 @@ fn the_rheological_wheel_on_the_rig_carries_the_load_on_a_slope() {
     let rig = s.rig.as_mut().unwrap();
     rig.position = [0.0, 0.25 / a.cos()];
     rig.mode = 1;
-    let mut w = World::new(&s, path.parent()).unwrap();
-    w.enter_initialization();
-    world_set(&mut w, "rig.omega", 1.0, Phase::Initialization);
-    world_set(&mut w, "rig.vx", 0.2, Phase::Initialization);
-    w.exit_initialization().unwrap();
-    let (mut fz, mut vz) = (0.0, 0.0);
-    for k in 0..400 {
-        w.do_step(0.01).unwrap();
-        if k >= 300 {
-            fz += world_get(&mut w, "wheel.Fz") / 100.0;
-            vz += world_get(&mut w, "wheel.vz") / 100.0;
-        }
-    }
+    let (fz, vz) = rig_climb(&s, path.parent());
     eprintln!("mean Fz {fz:.4} N, vz {vz:.5} m/s on 10 deg");
     assert!((vz - 0.2 * a.tan()).abs() < 1e-3, "vz {vz}");
     assert!((fz / MG - 1.0).abs() < 2e-3, "Fz {fz}");

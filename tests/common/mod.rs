@@ -106,3 +106,23 @@ pub fn world_get(w: &mut World, name: &str) -> f64 {
         _ => unreachable!(),
     }
 }
+
+/// The rig of scenario `s` (assets relative to `dir`) climbing at a steady speed:
+/// slip-controlled at `rig.omega` 1 rad/s and `rig.vx` 0.2 m/s for 4 s (10 ms
+/// steps); returns the mean `wheel.Fz` (N) and `wheel.vz` (m/s) over the last second.
+pub fn rig_climb(s: &contact_fmu::scenario::Scenario, dir: Option<&Path>) -> (f64, f64) {
+    let mut w = World::new(s, dir).unwrap();
+    w.enter_initialization();
+    world_set(&mut w, "rig.omega", 1.0, Phase::Initialization);
+    world_set(&mut w, "rig.vx", 0.2, Phase::Initialization);
+    w.exit_initialization().unwrap();
+    let (mut fz, mut vz) = (0.0, 0.0);
+    for k in 0..400 {
+        w.do_step(0.01).unwrap();
+        if k >= 300 {
+            fz += world_get(&mut w, "wheel.Fz") / 100.0;
+            vz += world_get(&mut w, "wheel.vz") / 100.0;
+        }
+    }
+    (fz, vz)
+}
