@@ -4,11 +4,20 @@
 //!   evaluation of the model on a wheel (r 0.25 m, b 0.2 m) 3 cm deep at 30 % slip,
 //!   DLR-A, in process (BJH with the default 8 Gauss points per arc; the rheological
 //!   wheel sliding, its state advanced by 1 ms);
-//! - `bekker_rig_fmi_step`: one communication step of the packaged
-//!   `bekker_single_wheel` FMU through the FMI C API: fmi2SetReal of the inputs,
-//!   fmi2DoStep of 1 ms (one sub-step), fmi2GetReal of the outputs.
+//! - `leite_soft_step` (issue 24 asks under 10 us with 10 slices): Leite's soft-soil
+//!   forces on the same wheel, 10 slices of 4 Gauss points per half arc (the default), the wheel
+//!   cambered by 0.05 rad (so that no two slices are alike) and slipping sideways at
+//!   0.02 m/s (so that the side mesh is summed), its state advanced by 1 ms;
+//!   `leite_soft_step_upright` the same wheel upright and without side slip (all
+//!   slices alike: one is evaluated for all);
+//! - `bekker_rig_fmi_step`, `leite_rig_fmi_step`: one communication step of the
+//!   packaged `bekker_single_wheel` / `leite_single_wheel` FMU through the FMI C API:
+//!   fmi2SetReal of the inputs, fmi2DoStep of 1 ms (one sub-step), fmi2GetReal of the
+//!   outputs.
 
 use contact_fmu::models::bekker::{bjh, pure, BekkerModel, BekkerSoil, BjhModel};
+use contact_fmu::models::leite::shape::StressShape;
+use contact_fmu::models::leite::soft::{self, SideMesh, Soft, SoftModel, SoftSetup};
 use contact_fmu::models::quadrature::GaussLegendre;
 use contact_fmu::models::rheological::{model as rheological, RheologicalModel, Stiction};
 use contact_fmu::models::wheel::WheelInput;
@@ -26,6 +35,7 @@ fn input() -> WheelInput {
         omega: 1.0,
         forward_velocity: 0.175,
         slope: 0.0,
+        ..Default::default()
     }
 }
 
@@ -66,12 +76,67 @@ fn wheel_steps(c: &mut Criterion) {
             )
         })
     });
+    let (leite, shape, mesh) = (
+        SoftModel::default(),
+        StressShape::default(),
+        SideMesh::default(),
+    );
+    let setup = SoftSetup {
+        soil: &soil,
+        model: &leite,
+        shape: &shape,
+        mesh: &mesh,
+        slices: 10,
+        g: 9.81,
+    };
+    let tilted = WheelInput {
+        camber: 0.05,
+        lateral_velocity: 0.02,
+        ..i
+    };
+    let mut soft_state = Soft::default();
+    c.bench_function("leite_soft_step_upright", |b| {
+        b.iter(|| {
+            soft::forces(
+                black_box(&setup),
+                0.25,
+                0.2,
+                &mut soft_state,
+                black_box(&i),
+                1e-3,
+            )
+        })
+    });
+    c.bench_function("leite_soft_step", |b| {
+        b.iter(|| {
+            soft::forces(
+                black_box(&setup),
+                0.25,
+                0.2,
+                &mut soft_state,
+                black_box(&tilted),
+                1e-3,
+            )
+        })
+    });
 }
 
 fn rig_fmi_step(c: &mut Criterion) {
+    rig_fmi(c, "bekker_single_wheel", "bekker_rig_fmi_step", [1.0, 0.2]);
+    rig_fmi(
+        c,
+        "leite_single_wheel",
+        "leite_rig_fmi_step",
+        [0.0617, 0.0108],
+    );
+}
+
+/// One communication step of the packaged `example` at `rig.omega`, `rig.vx` =
+/// `drive`, after 2 s of settling.
+fn rig_fmi(c: &mut Criterion, example: &str, name: &str, drive: [f64; 2]) {
     let dir = tempfile::tempdir().unwrap();
     let runtime = packager::find_runtime(None).expect("runtime cdylib built with the benchmarks");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/bekker_single_wheel.json");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{example}.json"));
     let fmu = packager::package(&scenario, dir.path(), &runtime).unwrap();
     let import: Fmi2Import = fmi::import::from_path(&fmu).unwrap();
     let md = import.model_description();
@@ -100,9 +165,9 @@ fn rig_fmi_step(c: &mut Criterion) {
         t += h;
     }
     let mut out = vec![0.0; outputs.len()];
-    c.bench_function("bekker_rig_fmi_step", |b| {
+    c.bench_function(name, |b| {
         b.iter(|| {
-            Common::set_real(&mut inst, &inputs, &[1.0, 0.2]).unwrap();
+            Common::set_real(&mut inst, &inputs, &drive).unwrap();
             CoSimulation::do_step(&inst, t, h, true).unwrap();
             t += h;
             Common::get_real(&mut inst, &outputs, &mut out).unwrap();

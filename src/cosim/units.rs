@@ -44,6 +44,7 @@ pub const UNITS: &[UnitDef] = &[
     u("m3", 0, 3, 0, 0),
     u("Pa/m", 1, -2, -2, 0),
     u("Pa.s/m", 1, -2, -1, 0),
+    u("N.s/m", 1, 0, -1, 0),
 ];
 
 /// The definition of unit `name`, if the runtime knows it.

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::models::bbcc::section::BbccSettings;
 pub use crate::models::bekker::section::{BekkerSettings, BjhSettings};
 pub use crate::models::bekker::{BekkerModel, BekkerSoil, BjhModel};
+pub use crate::models::leite::LeiteSettings;
 pub use crate::models::rheological::section::RheologicalSettings;
 pub use crate::models::rheological::RheologicalModel;
 pub use crate::models::rig::section::{Grousers, RigSoilModel, RigSpec};
@@ -75,6 +76,12 @@ pub struct Scenario {
     /// `soil_model: "rheological"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rheological: Option<RheologicalSettings>,
+    /// Leite and Schäfer's wheel (Leite 2010, section 3): a rigid surface and soft soil
+    /// with lateral slices, switching by what lies under the hub; constants, soil,
+    /// rigid regions, and the kinematic wheel bodies it acts on. Also the soil model of
+    /// a `rig` with `soil_model: "leite"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leite: Option<LeiteSettings>,
 }
 
 pub(crate) fn default_model_step() -> f64 {

@@ -134,6 +134,7 @@ pub(crate) fn in_contact(
         },
         damping: if pressing { c } else { 0.0 },
         in_contact: true,
+        lateral: 0.0,
     }
 }
 

@@ -1,8 +1,18 @@
 //! Leite and Schäfer's comprehensive wheel-terrain contact model (Leite 2010, section
-//! 3): one wheel model that switches between rigid ground, rocks and soft soil.
+//! 3): one wheel model over a rigid surface ([`compliance`], section 3.1) and soft
+//! soil ([`soft`] with the stress shape of [`shape`], section 3.3), switching by what
+//! lies under the wheel ([`model`]). A force element on wheel bodies like the Bekker
+//! wheels (see [`crate::models::wheel`]).
 //!
-//! Built so far: the rigid-surface compliance of section 3.1 ([`compliance`]), which
-//! section 3.2 reuses against rocks. Not yet: the soft-soil slices (section 3.3), the
-//! rock collision, the switching between surfaces and the model's adapter (issue 24).
+//! Not yet: the wheel against rock meshes (section 3.2; the stone states 9-12 of
+//! Fig. 10 are reserved).
 
+pub mod adapter;
 pub mod compliance;
+pub mod model;
+pub mod section;
+pub mod shape;
+pub mod soft;
+
+pub use model::{Ground, LeiteState, RigidModel, RigidRegion};
+pub use section::LeiteSettings;

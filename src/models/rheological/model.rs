@@ -160,6 +160,7 @@ pub fn step(
         stiffness: if pressing { k } else { 0.0 },
         damping: if pressing { c } else { 0.0 },
         in_contact: true,
+        lateral: 0.0,
     }
 }
 

@@ -37,7 +37,7 @@ pub struct RigSpec {
     /// Start value of the input `rig.drawbar_force`, N.
     #[serde(default)]
     pub drawbar_force: f64,
-    /// The wheel-soil model: `terra`, `scm`, `bekker`, `bjh` or `rheological`, with the scenario's
+    /// The wheel-soil model: `terra`, `scm`, `bekker`, `bjh`, `rheological` or `leite`, with the scenario's
     /// section of that name.
     pub soil_model: RigSoilModel,
     /// Grousers of the generated SCM wheel (`wheel.grouser_count`,
@@ -72,6 +72,8 @@ pub enum RigSoilModel {
     Bjh,
     /// The rheological wheel (the scenario's `rheological` section).
     Rheological,
+    /// Leite's wheel (the scenario's `leite` section).
+    Leite,
 }
 
 impl RigSoilModel {
@@ -84,6 +86,7 @@ impl RigSoilModel {
             RigSoilModel::Bekker => "bekker",
             RigSoilModel::Bjh => "bjh",
             RigSoilModel::Rheological => "rheological",
+            RigSoilModel::Leite => "leite",
         }
     }
 }
@@ -124,6 +127,7 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
         RigSoilModel::Bekker => s.bekker.is_some(),
         RigSoilModel::Bjh => s.bjh.is_some(),
         RigSoilModel::Rheological => s.rheological.is_some(),
+        RigSoilModel::Leite => s.leite.is_some(),
     };
     if !has_section {
         let key = r.soil_model.key();

@@ -42,6 +42,9 @@ pub fn wheel_contact(
         omega,
         forward_velocity: hub_velocity.dot(&f),
         slope: f.z.asin(),
+        lateral_velocity: hub_velocity.dot(&n.cross(&f)),
+        camber: n.y.clamp(-1.0, 1.0).asin(),
+        position: [hub.x, hub.y],
     };
     (input, n, f)
 }

@@ -29,6 +29,22 @@ pub trait WheelSoil: Send + Sync + 'static {
     /// `contact_model` tag of the rig's wheel body.
     fn key(&self) -> &'static str;
 
+    /// The description of the wheel's Integer output `<body>.contact_state` (the
+    /// model's discrete state, [`WheelSoil::state_code`]); `None`: no such output.
+    fn state_output(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The Integer code of `state` for `<body>.contact_state`.
+    fn state_code(&self, _state: &Self::State) -> i32 {
+        0
+    }
+
+    /// The model returns a lateral force: the wheel gets an output `<body>.Fl`.
+    fn lateral(&self) -> bool {
+        false
+    }
+
     /// Prepares what depends on fixed parameters (fmi2ExitInitializationMode and
     /// instantiation).
     fn build(&mut self, _w: &Frame) {}
@@ -47,13 +63,16 @@ pub trait WheelSoil: Send + Sync + 'static {
     ) -> WheelForces;
 }
 
-/// Outputs of one wheel: `<body>.sinkage`, `.slip`, `.Fn`, `.Ft`.
+/// Outputs of one wheel: `<body>.sinkage`, `.slip`, `.Fn`, `.Ft`, and where the model
+/// has them `.Fl` and `.contact_state`.
 #[derive(Debug, Clone, Copy)]
 struct Outputs {
     sinkage: usize,
     slip: usize,
     f_n: usize,
     f_t: usize,
+    f_l: Option<usize>,
+    state: Option<usize>,
 }
 
 /// A wheel body the element acts on.
@@ -109,6 +128,16 @@ pub fn declare<S: WheelSoil>(d: &mut Declare, soil: S, listed: &[String]) -> Box
                 "N",
                 &what("soil force on the wheel along its forward direction (axle x normal)"),
             ),
+            f_l: soil.lateral().then(|| {
+                t.real_output(
+                    format!("{n}.Fl"),
+                    "N",
+                    &what("soil force on the wheel along its axle in the tangent plane (normal x forward)"),
+                )
+            }),
+            state: soil
+                .state_output()
+                .map(|d| t.integer_output(format!("{n}.contact_state"), what(d))),
         };
         wheels.push(Wheel { body: b, outputs });
     }
@@ -157,6 +186,9 @@ impl<S: WheelSoil> Model for WheelElement<S> {
             let axle = geo.normal.cross(&geo.forward);
             let acc = &mut w.loads[b];
             acc.force += geo.normal * f.normal + geo.forward * f.tangential;
+            if f.lateral != 0.0 {
+                acc.force += axle * f.lateral;
+            }
             acc.torque += geo.lever.cross(&(geo.normal * f.normal)) + axle * f.torque;
             acc.depth = acc.depth.max(geo.input.z.max(0.0));
             acc.in_contact |= f.in_contact;
@@ -176,6 +208,14 @@ impl<S: WheelSoil> Model for WheelElement<S> {
             v[o.slip] = slip(input.omega * radius, input.forward_velocity);
             v[o.f_n] = f.normal;
             v[o.f_t] = f.tangential;
+            if let Some(vr) = o.f_l {
+                v[vr] = f.lateral;
+            }
+        }
+        for (wheel, state) in self.wheels.iter().zip(&self.states) {
+            if let Some(vr) = wheel.outputs.state {
+                w.values.integers[vr] = self.soil.state_code(state);
+            }
         }
     }
 

@@ -26,6 +26,15 @@ pub struct WheelInput {
     /// Terrain inclination along f, alpha, rad, uphill positive (Barthelmes 2018
     /// eq. (12)).
     pub slope: f64,
+    /// Hub velocity along the axle a = n x f (the wheel's +y in the tangent plane),
+    /// m/s: side slip when non-zero. The planar models ignore it.
+    pub lateral_velocity: f64,
+    /// Camber: the axle's tilt out of the tangent plane, asin(a . n), rad; positive
+    /// lifts the wheel's +y side. The planar models ignore it.
+    pub camber: f64,
+    /// The hub's horizontal position (world x, y), m, for models whose ground
+    /// changes from place to place.
+    pub position: [f64; 2],
 }
 
 /// What a wheel-soil model puts on the wheel (contact frame).
@@ -44,6 +53,8 @@ pub struct WheelForces {
     pub damping: f64,
     /// The wheel touches the ground.
     pub in_contact: bool,
+    /// Force along the axle direction n x f, N (lateral; 0 for the planar models).
+    pub lateral: f64,
 }
 
 /// Longitudinal slip: `(omega r - v)/(omega r)` when driving (|omega r| >= |v|),
