@@ -400,12 +400,15 @@ pub fn forces(
     };
     let (v_rim, v_f) = (dir * omega * r, dir * v);
     let stuck = v_rim.abs().max(v_f.abs()) < m.v_stuck;
+    let v_ref = v_rim.abs().max(v_f.abs()).max(m.v_reg);
     let k = if stuck {
-        // slip indeterminate: the stresses of zero slip, F_t(s = 0) (3.13)
+        // slip indeterminate: the stresses of zero slip, F_t(s = 0) (3.13); sideways
+        // the soil still shears, j_y as when moving (regularized by v_reg), so that a
+        // wheel at rest on a cross slope is held
         ArcMotion {
             v_rim: 1.0,
             v: 1.0,
-            v_y: 0.0,
+            v_y: input.lateral_velocity / v_ref,
             v_ref: 1.0,
             frac: (m.c1).clamp(0.0, 1.0),
         }
@@ -414,7 +417,7 @@ pub fn forces(
             v_rim,
             v: v_f,
             v_y: input.lateral_velocity,
-            v_ref: v_rim.abs().max(v_f.abs()).max(m.v_reg),
+            v_ref,
             frac: (m.c1 + m.c2 * slip(v_rim, v_f).clamp(-1.0, 1.0)).clamp(0.0, 1.0),
         }
     };
@@ -466,11 +469,7 @@ pub fn forces(
     };
     // (3.11): lateral shear and the lateral share of the side's bulldozing, both
     // against the lateral motion
-    let lateral = if stuck {
-        0.0
-    } else {
-        -t.sums.lateral - t.bulldozing_lateral * input.lateral_velocity / mv
-    };
+    let lateral = -t.sums.lateral - t.bulldozing_lateral * input.lateral_velocity / mv;
     // soil damping over the patch, as the Bekker wheels
     let theta1 = entry_angle(r, t.z_max);
     let c = m.damping * b * r * theta1 * (1.0 + m.rebound);
@@ -710,6 +709,24 @@ mod tests {
         ] {
             assert!((a - b).abs() < 1e-12 * b.abs(), "{a} vs {b}");
         }
+    }
+
+    /// A stuck wheel creeping sideways (a rover parked across a slope) meets the
+    /// lateral shear: at 0.5 mm/s more than a fifth of W tan(phi), against the creep.
+    #[test]
+    fn a_stuck_wheel_resists_sideways_creep() {
+        let m = SoftModel::default();
+        let mut st = Soft::default();
+        let f = run(&at(0.01, 0.0, 0.0, 5e-4), &mut st, &m, 10);
+        assert_eq!(st.state, SoftState::Stuck);
+        let limit = f.normal * d2().phi.tan();
+        assert!(
+            f.lateral < -0.2 * limit,
+            "{} vs W tan(phi) {limit}",
+            f.lateral
+        );
+        let back = run(&at(0.01, 0.0, 0.0, -5e-4), &mut Soft::default(), &m, 10);
+        assert!((back.lateral + f.lateral).abs() < 1e-9 * f.lateral.abs());
     }
 
     #[test]
