@@ -8,7 +8,7 @@
 use super::pure::{entry_angle, in_contact};
 use super::BekkerSoil;
 use crate::models::quadrature::GaussLegendre;
-use crate::models::wheel::{slip, WheelForces, WheelInput};
+use crate::models::wheel::{slip, travel_direction, WheelForces, WheelInput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -225,13 +225,7 @@ pub fn forces(
     }
     // Moving backwards, the arc is mirrored: evaluate forwards and turn the signs.
     let (omega, v) = (input.omega, input.forward_velocity);
-    let dir = if v != 0.0 {
-        v.signum()
-    } else if omega != 0.0 {
-        omega.signum()
-    } else {
-        1.0
-    };
+    let dir = travel_direction(omega, v);
     let v_rim = dir * omega * r;
     let v = dir * v;
     let arc = Arc::new(m, r, z, slip(v_rim, v));

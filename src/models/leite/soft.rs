@@ -18,7 +18,7 @@ use super::shape::StressShape;
 use crate::models::bekker::pure::{entry_angle, in_contact};
 use crate::models::bekker::BekkerSoil;
 use crate::models::earth_pressure::passive_sqrt;
-use crate::models::wheel::{slip, WheelForces, WheelInput};
+use crate::models::wheel::{slip, travel_direction, WheelForces, WheelInput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -391,13 +391,7 @@ pub fn forces(
     }
     // Moving backwards, the arc is mirrored: evaluate forwards and turn the signs.
     let (omega, v) = (input.omega, input.forward_velocity);
-    let dir = if v != 0.0 {
-        v.signum()
-    } else if omega != 0.0 {
-        omega.signum()
-    } else {
-        1.0
-    };
+    let dir = travel_direction(omega, v);
     let (v_rim, v_f) = (dir * omega * r, dir * v);
     let stuck = v_rim.abs().max(v_f.abs()) < m.v_stuck;
     let v_ref = v_rim.abs().max(v_f.abs()).max(m.v_reg);

@@ -57,6 +57,19 @@ pub struct WheelForces {
     pub lateral: f64,
 }
 
+/// The direction the wheel travels along its forward direction, +1 or -1, from the
+/// hub's speed `v`, else the wheel's angular velocity `omega`, else +1: arc models
+/// evaluate a wheel moving backwards as one moving forwards with the signs turned.
+pub fn travel_direction(omega: f64, v: f64) -> f64 {
+    if v != 0.0 {
+        v.signum()
+    } else if omega != 0.0 {
+        omega.signum()
+    } else {
+        1.0
+    }
+}
+
 /// Longitudinal slip: `(omega r - v)/(omega r)` when driving (|omega r| >= |v|),
 /// `(omega r - v)/v` when braking (skid, negative); 0 when both are zero.
 pub fn slip(rim_speed: f64, forward_velocity: f64) -> f64 {
