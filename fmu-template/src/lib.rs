@@ -731,7 +731,17 @@ pub unsafe extern "C" fn fmi2DoStep(
         // Follow the master's clock: no drift between its time and ours.
         inst.world.set_time(t);
         inst.world.do_step(h).map_err(|e| e.to_string())?;
-        Ok(FMI2_OK)
+        // things the models want the user to know (e.g. a PCM penetration near u_max):
+        // logged, and the step returns fmi2Warning as FMI 2.0 section 2.1.3 asks
+        let warnings = inst.world.take_warnings();
+        for w in &warnings {
+            inst.logger.log(FMI2_WARNING, Category::Warning, w);
+        }
+        Ok(if warnings.is_empty() {
+            FMI2_OK
+        } else {
+            FMI2_WARNING
+        })
     })
 }
 

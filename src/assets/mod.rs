@@ -18,6 +18,7 @@
 
 pub mod io;
 pub mod mass;
+pub mod mesh_read;
 pub mod rock;
 pub mod rockfield;
 pub mod surface;

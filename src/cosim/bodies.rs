@@ -114,7 +114,7 @@ fn geometry_with(
 ) -> Result<Option<Geometry>, String> {
     let r = |vr: usize| values.map(|(_, reals, _)| reals[vr]);
     Ok(Some(match (shape, values.map(|v| v.0)) {
-        (Shape::Wheel { .. }, _) => return Ok(None),
+        (Shape::Wheel { .. } | Shape::Mesh { .. } | Shape::Torus { .. }, _) => return Ok(None),
         (Shape::Sphere { radius }, Some(ShapeVrs::Sphere { radius: vr })) => Geometry::Sphere {
             radius: r(*vr).unwrap_or(*radius),
         },

@@ -96,6 +96,11 @@ pub enum ShapeVrs {
         radius: usize,
         thickness: usize,
     },
+    /// Torus about body z.
+    Torus {
+        major: usize,
+        minor: usize,
+    },
     /// Geometry from the scenario (meshes, compounds, grids): no parameters.
     Given,
 }
@@ -418,7 +423,29 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 "grouser thickness (tangential)",
             ),
         },
+        Shape::Torus {
+            major_radius,
+            minor_radius,
+        } => ShapeVrs::Torus {
+            major: t.real_parameter(
+                format!("{n}.major_radius"),
+                Fixed,
+                "m",
+                *major_radius,
+                Bounds::POSITIVE,
+                "radius of the torus tube's centre circle (about body z)",
+            ),
+            minor: t.real_parameter(
+                format!("{n}.minor_radius"),
+                Fixed,
+                "m",
+                *minor_radius,
+                Bounds::POSITIVE,
+                "radius of the torus tube",
+            ),
+        },
         Shape::ConvexMesh { .. }
+        | Shape::Mesh { .. }
         | Shape::Compound { .. }
         | Shape::CuboidGrid { .. }
         | Shape::Generated { .. } => ShapeVrs::Given,

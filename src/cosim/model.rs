@@ -390,6 +390,10 @@ pub trait Model: Send + Sync {
         Ok(())
     }
 
+    /// Moves the warnings the model has for the log (since the last call) into `out`;
+    /// the FMU logs them as fmi2Warning at the end of the communication step.
+    fn take_warnings(&mut self, _out: &mut Vec<String>) {}
+
     /// fmi2Terminate; returns a line for the log, if any.
     fn terminate(&mut self, _w: &mut Frame) -> Result<Option<String>, WorldError> {
         Ok(None)

@@ -10,7 +10,7 @@
 //! of the sections' errors.
 
 use super::model::{Declare, Model};
-use crate::models::{bbcc, bekker, leite, rheological, rig, scm, terra};
+use crate::models::{bbcc, bekker, leite, pcm, rheological, rig, scm, terra};
 use crate::scenario::{Checker, Scenario};
 
 /// Reads a model's scenario section; declares its variables and returns the model
@@ -72,6 +72,11 @@ pub const MODELS: &[Registered] = &[
         section: "leite",
         check: leite::section::check,
         declare: leite::adapter::declare,
+    },
+    Registered {
+        section: "pcm",
+        check: pcm::section::check,
+        declare: pcm::adapter::declare,
     },
 ];
 

@@ -120,6 +120,8 @@ pub struct World {
     field: Option<Arc<HeightField>>,
     /// The models, in registry order.
     models: Vec<Box<dyn Model>>,
+    /// The models' warnings of the last steps, for the FMU's log.
+    warnings: Vec<String>,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -201,6 +203,7 @@ impl World {
             meshes,
             field,
             models,
+            warnings: vec![],
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -436,7 +439,15 @@ impl World {
         for m in models.iter_mut() {
             m.after_step(&mut frame)?;
         }
+        for m in self.models.iter_mut() {
+            m.take_warnings(&mut self.warnings);
+        }
         Ok(())
+    }
+
+    /// The models' warnings since the last call (for the FMU's log).
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
     }
 
     /// fmi2Terminate: each model's last word (e.g. the final soil export), one line.

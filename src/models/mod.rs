@@ -5,6 +5,7 @@ pub mod bbcc;
 pub mod bekker;
 pub mod earth_pressure;
 pub mod leite;
+pub mod pcm;
 pub mod quadrature;
 pub mod rheological;
 pub mod rig;

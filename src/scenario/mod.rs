@@ -109,7 +109,7 @@ impl Scenario {
         }
         for (i, b) in self.bodies.iter().enumerate() {
             match &b.shape {
-                Shape::ConvexMesh { file, .. } => {
+                Shape::ConvexMesh { file, .. } | Shape::Mesh { file, .. } => {
                     out.push((format!("bodies[{i}].shape.file"), file.clone()))
                 }
                 Shape::Compound { parts } => {

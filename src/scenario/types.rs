@@ -11,6 +11,8 @@ pub use crate::models::bbcc::section::BbccSettings;
 pub use crate::models::bekker::section::{BekkerSettings, BjhSettings};
 pub use crate::models::bekker::{BekkerModel, BekkerSoil, BjhModel};
 pub use crate::models::leite::LeiteSettings;
+pub use crate::models::pcm::section::{Meshing, PcmLayer, PcmPair};
+pub use crate::models::pcm::PcmSettings;
 pub use crate::models::rheological::section::RheologicalSettings;
 pub use crate::models::rheological::RheologicalModel;
 pub use crate::models::rig::section::{Grousers, RigSoilModel, RigSpec};
@@ -82,6 +84,10 @@ pub struct Scenario {
     /// a `rig` with `soil_model: "leite"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub leite: Option<LeiteSettings>,
+    /// PCM contact pairs (Hippmann 2023): compliant contact between triangle meshes of
+    /// any shape (non-convex too), with a contact patch instead of a point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcm: Option<PcmSettings>,
 }
 
 pub(crate) fn default_model_step() -> f64 {
@@ -243,6 +249,25 @@ pub enum Shape {
         /// Scale applied to the vertices.
         #[serde(default = "one")]
         scale: f64,
+    },
+    /// A triangle mesh file of any shape, convex or not (OBJ, STL or PLY, by its
+    /// extension; path relative to the scenario file, the packager copies it into the
+    /// FMU), in body coordinates. For PCM; faces should be counter-clockwise seen from
+    /// outside (outward normals). Free bodies need their `inertia`.
+    Mesh {
+        /// OBJ, STL (binary or ASCII) or PLY (ASCII or binary) file.
+        file: String,
+        /// Scale applied to the vertices.
+        #[serde(default = "one")]
+        scale: f64,
+    },
+    /// A torus about the body z axis, centred at the body origin (`<body>.major_radius`,
+    /// `<body>.minor_radius`). For PCM.
+    Torus {
+        /// Radius of the tube's centre circle, m.
+        major_radius: f64,
+        /// Radius of the tube, m (less than `major_radius`).
+        minor_radius: f64,
     },
     /// A flat circular plate (a bevameter probe): axis along body z, the body origin
     /// at the centre of its flat bottom face (`<body>.radius`, `<body>.thickness`).

@@ -133,6 +133,30 @@ impl Checker {
                     self.err(format!("{path}.file"), "must name an OBJ file");
                 }
             }
+            Shape::Mesh { file, scale } => {
+                self.positive(&format!("{path}.scale"), *scale);
+                if crate::assets::mesh_read::MeshFormat::of(file).is_none() {
+                    self.err(
+                        format!("{path}.file"),
+                        format!("'{file}': name an .obj, .stl or .ply file"),
+                    );
+                }
+            }
+            Shape::Torus {
+                major_radius,
+                minor_radius,
+            } => {
+                self.positive(&format!("{path}.major_radius"), *major_radius);
+                self.positive(&format!("{path}.minor_radius"), *minor_radius);
+                if minor_radius >= major_radius {
+                    self.err(
+                        format!("{path}.minor_radius"),
+                        format!(
+                            "must be less than major_radius ({major_radius}), got {minor_radius}"
+                        ),
+                    );
+                }
+            }
             Shape::Generated { asset } => {
                 use crate::assets::{AssetError, AssetRequest};
                 if !matches!(asset, AssetRequest::Wheel(_) | AssetRequest::Rock(_)) {
@@ -365,6 +389,8 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 if matches!(
                     b.shape,
                     Shape::ConvexMesh { .. }
+                        | Shape::Mesh { .. }
+                        | Shape::Torus { .. }
                         | Shape::Compound { .. }
                         | Shape::CuboidGrid { .. }
                         | Shape::Generated { .. }
@@ -372,7 +398,7 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 {
                     c.err(
                         format!("{p}.motion.inertia"),
-                        "give the inertia of a mesh, compound or grid body (no default for it)",
+                        "give the inertia of a mesh, torus, compound or grid body (no default for it)",
                     );
                 }
                 if let Some(inertia) = inertia {

@@ -120,7 +120,12 @@ fn longest_edge(shape: &Shape) -> f64 {
         Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
         Shape::Plate { radius, thickness } => (2.0 * radius).max(*thickness),
         // from the built shape's bounding box at initialization (see World)
+        Shape::Torus {
+            major_radius,
+            minor_radius,
+        } => 2.0 * (major_radius + minor_radius),
         Shape::ConvexMesh { .. }
+        | Shape::Mesh { .. }
         | Shape::Compound { .. }
         | Shape::CuboidGrid { .. }
         | Shape::Generated { .. } => 0.0,

@@ -93,8 +93,11 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             c.err(&p, format!("a body or collection cannot be paired with itself ('{a}'): members of a collection do not collide with each other"));
         }
         for body in all {
-            if matches!(body.shape, Shape::Wheel { .. }) {
-                c.err(&p, format!("'{}' has a TerRA wheel shape; BBCC needs sphere, cuboid, cylinder, grouser_wheel, convex_mesh, compound or cuboid_grid", body.name));
+            if matches!(
+                body.shape,
+                Shape::Wheel { .. } | Shape::Mesh { .. } | Shape::Torus { .. }
+            ) {
+                c.err(&p, format!("'{}' is not convex or has a TerRA wheel shape; BBCC needs sphere, cuboid, cylinder, grouser_wheel, convex_mesh, compound or cuboid_grid (mesh and torus bodies touch through PCM, the `pcm` section)", body.name));
             }
             if body.material.is_none() {
                 c.err(
