@@ -31,6 +31,9 @@ fn terra_wheel_step(c: &mut Criterion) {
         omega: 0.5,
         forward_velocity: 0.05,
         slope: 0.1,
+        lateral_velocity: 0.0,
+        camber: 0.0,
+        position: [0.0, 0.0],
     };
     c.bench_function("terra_wheel_step", |b| {
         b.iter(|| {

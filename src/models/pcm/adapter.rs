@@ -71,12 +71,21 @@ struct PairEntry {
     warned: bool,
 }
 
+/// A `mesh` body of a pair: body index and name, file (relative to the scenario), scale.
+#[derive(Debug, Clone)]
+struct MeshFile {
+    body: usize,
+    name: String,
+    file: String,
+    scale: f64,
+}
+
 /// PCM in a world.
 pub struct Pcm {
     settings: PcmSettings,
     pairs: Vec<PairEntry>,
-    /// The `mesh` bodies of the pairs: body index, file, scale.
-    mesh_files: Vec<(usize, String, f64)>,
+    /// The `mesh` bodies of the pairs.
+    mesh_files: Vec<MeshFile>,
     /// Their meshes, by body index (read at instantiation).
     files: BTreeMap<usize, TriMesh>,
     /// The results hold the current state (nothing moved, no input changed since).
@@ -186,9 +195,16 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     let mut mesh_files = vec![];
     for p in &pairs {
         for &b in p.bodies.iter().flatten() {
-            if let Some(Shape::Mesh { file, scale }) = d.scenario.bodies.get(b).map(|x| &x.shape) {
-                if !mesh_files.iter().any(|(i, _, _)| *i == b) {
-                    mesh_files.push((b, file.clone(), *scale));
+            if let Some(body) = d.scenario.bodies.get(b) {
+                if let Shape::Mesh { file, scale } = &body.shape {
+                    if !mesh_files.iter().any(|m: &MeshFile| m.body == b) {
+                        mesh_files.push(MeshFile {
+                            body: b,
+                            name: body.name.clone(),
+                            file: file.clone(),
+                            scale: *scale,
+                        });
+                    }
                 }
             }
         }
@@ -383,16 +399,16 @@ impl Model for Pcm {
 
     fn load_assets(&mut self, dir: Option<&std::path::Path>) -> Result<(), WorldError> {
         self.files.clear();
-        for (b, file, scale) in &self.mesh_files {
+        for m in &self.mesh_files {
             let read = |dir: &std::path::Path| {
-                let path = crate::scenario::resolve_asset(dir, file)?;
-                crate::assets::mesh_read::read_mesh(&path, *scale)
+                let path = crate::scenario::resolve_asset(dir, &m.file)?;
+                crate::assets::mesh_read::read_mesh(&path, m.scale)
             };
             let mesh = dir
-                .ok_or_else(|| format!("no folder to read '{file}' from"))
+                .ok_or_else(|| format!("no folder to read '{}' from", m.file))
                 .and_then(read)
-                .map_err(|e| WorldError::Asset(format!("pcm: mesh of body {}: {e}", b + 1)))?;
-            self.files.insert(*b, mesh);
+                .map_err(|e| WorldError::Asset(format!("pcm: mesh of body '{}': {e}", m.name)))?;
+            self.files.insert(m.body, mesh);
         }
         Ok(())
     }

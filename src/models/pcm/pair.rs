@@ -264,9 +264,16 @@ impl MeshPair {
             self.base_tree
                 .overlapping_pairs(&self.target_tree, &mut self.stack, |k, t| {
                     let (k, t) = (k as usize, t as usize);
-                    let n = bn[k];
-                    let [a, b, c] = target.triangles[t].map(|i| &tv[i as usize]);
+                    let (n, tri) = (bn[k], target.triangles[t]);
                     rays += 1;
+                    // both ends of the line on one side of the triangle's plane: no
+                    // hit (two dot products instead of a ray test)
+                    let s0 = tn[t].dot(&(bc[k] - tv[tri[0] as usize]));
+                    let s1 = s0 - u_max * tn[t].dot(&n);
+                    if (s0 > 0.0 && s1 > 0.0) || (s0 < 0.0 && s1 < 0.0) {
+                        return;
+                    }
+                    let [a, b, c] = tri.map(|i| &tv[i as usize]);
                     if let Some(u) = ray_triangle(&bc[k], &-n, a, b, c, u_max) {
                         elements.record(k, u, n.dot(&tn[t]));
                     }

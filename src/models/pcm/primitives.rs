@@ -13,46 +13,11 @@ use std::f64::consts::PI;
 /// across the icosahedron's edges (PCM needs no adjacency).
 pub fn geodesic_sphere(radius: f64, frequency: u32) -> TriMesh {
     let f = frequency.max(1);
-    let g = (1.0 + 5f64.sqrt()) / 2.0;
-    let ico: [Vector3<f64>; 12] = [
-        Vector3::new(-1.0, g, 0.0),
-        Vector3::new(1.0, g, 0.0),
-        Vector3::new(-1.0, -g, 0.0),
-        Vector3::new(1.0, -g, 0.0),
-        Vector3::new(0.0, -1.0, g),
-        Vector3::new(0.0, 1.0, g),
-        Vector3::new(0.0, -1.0, -g),
-        Vector3::new(0.0, 1.0, -g),
-        Vector3::new(g, 0.0, -1.0),
-        Vector3::new(g, 0.0, 1.0),
-        Vector3::new(-g, 0.0, -1.0),
-        Vector3::new(-g, 0.0, 1.0),
-    ];
-    const FACES: [[usize; 3]; 20] = [
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
+    // the icosahedron of the asset generator's rocks (unit vertices)
+    let ico = crate::assets::rock::icosphere(0);
     let mut m = TriMesh::default();
-    for face in FACES {
-        let [a, b, c] = face.map(|k| ico[k]);
+    for face in &ico.triangles {
+        let [a, b, c] = face.map(|k| ico.vertices[k as usize]);
         let base = m.vertices.len() as u32;
         // node (i, j), i + j <= f: a + (b - a) i / f + (c - a) j / f
         let index = |i: u32, j: u32| base + i * (f + 1) - i * (i.saturating_sub(1)) / 2 + j;
