@@ -2,7 +2,9 @@
 # Installs everything the build and the tests need, idempotently:
 #  - libclang (Debian's libclang-dev): the `fmi` crate (FMU import in the Rust tests)
 #    runs bindgen in its build script, which needs libclang.
-#  - a project-local Python venv (.venv) with fmpy, the reference FMI importer.
+#  - a project-local Python venv (.venv) with fmpy, the reference FMI importer, and
+#    libcosimpy, a second co-simulation master (ci/requirements.txt; reinstalled when
+#    that file changes).
 # Run from anywhere; safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,10 +24,13 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 venv="$root/.venv"
-if [ ! -x "$venv/bin/fmpy" ]; then
-  echo "ci/setup.sh: creating $venv with fmpy"
-  python3 -m venv "$venv"
+req="$root/ci/requirements.txt"
+want="$(sha256sum "$req" | cut -d' ' -f1)"
+if [ ! -x "$venv/bin/fmpy" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
+  echo "ci/setup.sh: creating/updating $venv from ci/requirements.txt"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check --upgrade pip
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$root/ci/requirements.txt"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+  echo "$want" > "$venv/.requirements.sha256"
 fi
 echo "ci/setup.sh: ready (fmpy $("$venv/bin/python" -c 'import fmpy; print(fmpy.__version__)'))"

@@ -7,7 +7,10 @@
 #   3. release build (what the tests built, reused) and packaging of every example
 #   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
 #      behaviour and the TerRA section 4.1 test as fmpy sees them
-#   5. behaviour unchanged: every example's outputs bit-identical to ci/reference/
+#   5. co-simulation: the closed loops as SSP files (schema and structure checked, run
+#      in libcosim), monolithic against co-simulated in fmpy and libcosim, and every
+#      example FMU in libcosim against fmpy (docs/cosimulation.md)
+#   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
 #      (ci/behaviour.py), and docs/scenario-format.md current with the schema
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -43,6 +46,19 @@ step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
 
 step "fmpy: validate and simulate every example FMU"
 .venv/bin/python ci/fmpy_check.py target/fmu
+
+step "co-simulation: the closed loops as SSP systems (contact-fmu ssp), checked, run in libcosim"
+for loop in sphere scm terra; do
+  target/release/contact-fmu ssp "examples/cosim_${loop}_body.json" "examples/cosim_${loop}_contact.json" \
+    -o "target/ssp/cosim_${loop}.ssp"
+done
+.venv/bin/python ci/masters_check.py ssp target/ssp/cosim_*.ssp
+
+step "co-simulation: monolithic against co-simulated in fmpy (Jacobi, Gauss-Seidel) and libcosim, one step per loop"
+.venv/bin/python examples/cosim_study.py --quick --out target/cosim
+
+step "libcosim: every example FMU, last values against fmpy's"
+.venv/bin/python ci/masters_check.py fmus target/fmu ci/reference/behaviour.json
 
 step "behaviour: every example FMU's outputs bit-identical to ci/reference/behaviour.json"
 .venv/bin/python ci/behaviour.py check target/fmu ci/reference/behaviour.json

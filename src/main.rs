@@ -49,6 +49,30 @@ enum Command {
         #[arg(short, long, default_value = "modelDescription")]
         out: PathBuf,
     },
+    /// Package several scenarios as one SSP system (`.ssp`: SystemStructure.ssd and the
+    /// FMUs), connected by variable name: an output feeds the input of the same name
+    /// in another FMU, a contact wrench `<b>.f`/`<b>.t` feeds a free body's
+    /// `<b>.f_ext`/`<b>.t_ext`. For OMSimulator, libcosim and fmpy
+    /// (docs/cosimulation.md).
+    Ssp {
+        /// Scenario JSON files, one component each (named by its model_identifier).
+        #[arg(required = true, num_args = 2..)]
+        scenarios: Vec<PathBuf>,
+        /// The .ssp file to write.
+        #[arg(short, long)]
+        out: PathBuf,
+        /// Communication step of the masters, s (default: the smallest
+        /// default_experiment.step_size of the scenarios).
+        #[arg(long)]
+        step: Option<f64>,
+        /// A parameter value bound in the SSD: COMPONENT:VARIABLE=VALUE, a number or
+        /// true/false (repeatable).
+        #[arg(long = "param", value_name = "COMPONENT:VARIABLE=VALUE")]
+        params: Vec<String>,
+        /// The runtime library (as for `package`).
+        #[arg(long)]
+        runtime: Option<PathBuf>,
+    },
     /// Print the JSON Schema of the scenario format.
     Schema,
     /// Generate a procedural asset (wheel, surface, rock, rock field) into a folder:
@@ -154,12 +178,64 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Command::Ssp {
+            scenarios,
+            out,
+            step,
+            params,
+            runtime,
+        } => {
+            let runtime = match packager::find_runtime(runtime.as_deref()) {
+                Ok(r) => r,
+                Err(e) if runtime.is_none() && build_runtime_with_cargo() => {
+                    packager::find_runtime(None).map_err(|_| e.to_string())?
+                }
+                Err(e) => return Err(e.to_string()),
+            };
+            let params = params
+                .iter()
+                .map(|p| parse_param(p))
+                .collect::<Result<Vec<_>, _>>()?;
+            let t0 = Instant::now();
+            let (components, connections) =
+                packager::ssp::package(&scenarios, &out, &runtime, step, &params)?;
+            for (i, c) in components.iter().enumerate() {
+                let n_in = connections.iter().filter(|k| k.to == i).count();
+                let n_out = connections.iter().filter(|k| k.from == i).count();
+                eprintln!(
+                    "  {}: {} inputs connected, {} outputs used ({})",
+                    c.name, n_in, n_out, c.source
+                );
+            }
+            eprintln!(
+                "{} components, {} connections -> {} ({:.0} ms)",
+                components.len(),
+                connections.len(),
+                out.display(),
+                t0.elapsed().as_secs_f64() * 1e3
+            );
+            Ok(())
+        }
         Command::Schema => {
             print!("{}", scenario::json_schema());
             Ok(())
         }
         Command::Asset(a) => asset_cli::run(a),
     }
+}
+
+/// `COMPONENT:VARIABLE=VALUE` of `contact-fmu ssp --param`.
+fn parse_param(p: &str) -> Result<(String, String, packager::ssp::ParamValue), String> {
+    let bad = || {
+        format!("--param '{p}': expected COMPONENT:VARIABLE=VALUE with a number or true/false, e.g. contact:terrain.zeta=0.8")
+    };
+    let (comp, rest) = p.split_once(':').ok_or_else(bad)?;
+    let (var, value) = rest.rsplit_once('=').ok_or_else(bad)?;
+    let value = packager::ssp::ParamValue::parse(value).ok_or_else(bad)?;
+    if comp.is_empty() || var.is_empty() {
+        return Err(bad());
+    }
+    Ok((comp.to_string(), var.to_string(), value))
 }
 
 fn main() -> ExitCode {

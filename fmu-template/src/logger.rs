@@ -15,6 +15,17 @@ pub enum Category {
     Calls = 4,
 }
 
+/// The categories `loggingOn` of fmi2Instantiate turns on: all but `logCalls`. A line
+/// per FMI call is a trace that masters which turn logging on by default (libcosim
+/// does) would pay for on every call, read or not (formatting on both sides: about a
+/// third of a small loop's run time in libcosim, docs/cosimulation.md). It is on after
+/// fmi2SetDebugLogging names it, `logAll`, or no category.
+pub fn categories_at_instantiate(logging_on: bool) -> [bool; 6] {
+    let mut on = [logging_on; 6];
+    on[Category::Calls as usize] = false;
+    on
+}
+
 /// The logger callback of one instance and which categories are on.
 pub struct Logger {
     callback: Option<fmi2CallbackLogger>,
@@ -35,7 +46,7 @@ impl Logger {
             callback: functions.logger,
             environment: functions.componentEnvironment,
             instance_name: c_text(instance_name),
-            enabled: [logging_on; 6],
+            enabled: categories_at_instantiate(logging_on),
         }
     }
 
@@ -97,5 +108,19 @@ impl Logger {
                 msg.as_ptr(),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logging_on_at_instantiate_leaves_the_call_trace_off() {
+        let on = categories_at_instantiate(true);
+        assert!(on[Category::Events as usize]);
+        assert!(!on[Category::Calls as usize]);
+        assert_eq!(categories_at_instantiate(false), [false; 6]);
+        assert_eq!(LOG_CATEGORIES[Category::Calls as usize].0, "logCalls");
     }
 }

@@ -37,6 +37,8 @@ pub enum MotionVrs {
         q: [usize; 4],
         v: [usize; 3],
         w: [usize; 3],
+        /// Boolean parameter: move on with v, w within a communication step.
+        extrapolate: usize,
     },
     /// Pose parameters of a body that does not move.
     Fixed {
@@ -63,7 +65,19 @@ pub enum MotionVrs {
         q: [usize; 4],
         v: [usize; 3],
         w: [usize; 3],
+        /// The planar joint to the world, if any.
+        joint: Option<JointVrs>,
     },
+}
+
+/// Value references of a free body's planar joint: the prescribed speed and rate
+/// (inputs) and the joint's force and torque (outputs), each when prescribed.
+#[derive(Debug, Clone, Copy)]
+pub struct JointVrs {
+    /// (input `<b>.joint.vx`, output `<b>.joint.fx`)
+    pub vx: Option<(usize, usize)>,
+    /// (input `<b>.joint.omega`, output `<b>.joint.my`)
+    pub omega: Option<(usize, usize)>,
 }
 
 /// Value references of a body's shape.
@@ -457,7 +471,11 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
             orientation,
             velocity,
             angular_velocity,
+            ..
         } => MotionVrs::Kinematic {
+            // declared after the body's outputs (below): the value references of the
+            // variables FMUs had before it stay as they were
+            extrapolate: usize::MAX,
             r: vec3_input(
                 t,
                 &format!("{n}.r"),
@@ -498,7 +516,7 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 t.real_parameter(format!("{n}.incline"), Fixed, "rad", a, Bounds { min: Some(-1.4), max: Some(1.4), positive: false }, "rotation of the body about the world y axis on top of q0 (positive: its +x side rises)")
             }),
         },
-        Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity, locked } => {
+        Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity, locked, joint } => {
             let inertia = inertia.unwrap_or_else(|| geometry_start.as_ref().and_then(|g| crate::models::bbcc::shapes::default_inertia(g, *mass)).unwrap_or([1.0; 3]));
             MotionVrs::Free {
                 locked: t.boolean_parameter(format!("{n}.locked"), Fixed, *locked, "the body cannot rotate"),
@@ -514,6 +532,20 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 q: t.real_array(&format!("{n}.q"), |t, name, i| t.real_output(name, "1", format!("orientation quaternion (w, x, y, z), body to world, component {}", i + 1))),
                 v: vec3_output(t, &format!("{n}.v"), "m/s", "velocity of the body origin, world frame"),
                 w: vec3_output(t, &format!("{n}.w"), "rad/s", "angular velocity, world frame"),
+                joint: joint.as_ref().map(|j| JointVrs {
+                    vx: j.vx.map(|vx| {
+                        (
+                            t.real_input(format!("{n}.joint.vx"), "m/s", vx, "prescribed speed of the body along world x (planar joint to the world)"),
+                            t.real_output(format!("{n}.joint.fx"), "N", "force the joint applies along world x to hold joint.vx, mean over the last communication step"),
+                        )
+                    }),
+                    omega: j.omega.map(|om| {
+                        (
+                            t.real_input(format!("{n}.joint.omega"), "rad/s", om, "prescribed angular rate of the body about world y (planar joint to the world)"),
+                            t.real_output(format!("{n}.joint.my"), "N.m", "torque the joint applies about world y to hold joint.omega, mean over the last communication step"),
+                        )
+                    }),
+                }),
             }
         }
     };
@@ -530,6 +562,21 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
         "contact torque on the body about its origin, world frame",
     );
     let contact = t.boolean_output(format!("{n}.contact"), "the body touches something");
+    let mut motion = motion;
+    if let (
+        MotionVrs::Kinematic {
+            extrapolate: vr, ..
+        },
+        Motion::Kinematic { extrapolate, .. },
+    ) = (&mut motion, &b.motion)
+    {
+        *vr = t.boolean_parameter(
+            format!("{n}.extrapolate"),
+            Fixed,
+            *extrapolate,
+            "within a communication step, move the body on from the pose inputs with the velocity inputs instead of holding the pose",
+        );
+    }
     BodyVrs {
         name: n.clone(),
         spec: b.shape.clone(),

@@ -136,6 +136,27 @@ fn fixed_pose(
     }
 }
 
+/// Pose and velocities a kinematic body's inputs give (world frame).
+pub fn kinematic_inputs(
+    values: &Values,
+    r: &[usize; 3],
+    q: &[usize; 4],
+    v: &[usize; 3],
+    w: &[usize; 3],
+) -> (
+    Vector3<f64>,
+    UnitQuaternion<f64>,
+    Vector3<f64>,
+    Vector3<f64>,
+) {
+    (
+        vec3(values, r),
+        quaternion(values, q).unwrap_or_else(UnitQuaternion::identity),
+        vec3(values, v),
+        vec3(values, w),
+    )
+}
+
 /// Pose and velocities of body `b` of `bodies` (world frame).
 pub fn pose_of(
     bodies: &[BodyVrs],
@@ -144,12 +165,21 @@ pub fn pose_of(
     b: usize,
 ) -> BodyMotion {
     let (r, q, v, w) = match &bodies[b].motion {
-        MotionVrs::Kinematic { r, q, v, w } => (
-            vec3(values, r),
-            quaternion(values, q).unwrap_or_else(UnitQuaternion::identity),
-            vec3(values, v),
-            vec3(values, w),
-        ),
+        MotionVrs::Kinematic {
+            r,
+            q,
+            v,
+            w,
+            extrapolate,
+        } => {
+            if values.booleans[*extrapolate] {
+                // moved on by the world within the step (World::advance_kinematic)
+                let s = &states[b];
+                (s.r, s.q, s.v, s.w)
+            } else {
+                kinematic_inputs(values, r, q, v, w)
+            }
+        }
         MotionVrs::Free { .. } | MotionVrs::Driven => {
             let s = &states[b];
             (s.r, s.q, s.v, s.w)

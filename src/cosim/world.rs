@@ -8,7 +8,7 @@ use super::variables::{Phase, VarType, Variable, VariableTable};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
 use crate::models::terrain::{ramps_profile, HeightField, Surface};
 use crate::scenario::Scenario;
-use nalgebra::Vector3;
+use nalgebra::{UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -122,6 +122,9 @@ pub struct World {
     models: Vec<Box<dyn Model>>,
     /// The models' warnings of the last steps, for the FMU's log.
     warnings: Vec<String>,
+    /// Per body: the planar joint's impulse along x and about y within the current
+    /// communication step, N s and N m s (for its mean force and torque outputs).
+    joint_impulse: Vec<[f64; 2]>,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -204,6 +207,7 @@ impl World {
             field,
             models,
             warnings: vec![],
+            joint_impulse: vec![[0.0; 2]; n_bodies],
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -353,11 +357,47 @@ impl World {
                 };
             }
         }
+        self.sync_kinematic();
         let (mut frame, models) = frame!(self);
         for m in models.iter_mut() {
             m.build(&mut frame)?;
         }
         Ok(())
+    }
+
+    /// Extrapolating kinematic bodies: their state from their inputs (at a
+    /// communication point, and whenever inputs change).
+    fn sync_kinematic(&mut self) {
+        for (b, body) in self.layout.bodies.iter().enumerate() {
+            if let MotionVrs::Kinematic {
+                r,
+                q,
+                v,
+                w,
+                extrapolate,
+            } = &body.motion
+            {
+                if self.own.values.booleans[*extrapolate] {
+                    let (r, q, v, w) = super::model::kinematic_inputs(&self.own.values, r, q, v, w);
+                    self.own.bodies[b] = RigidBodyState { r, q, v, w };
+                }
+            }
+        }
+    }
+
+    /// Extrapolating kinematic bodies move on by `dt` with their velocity inputs:
+    /// `r += v dt`, `q` turned by `w dt` (exact for constant v, w).
+    fn advance_kinematic(&mut self, dt: f64) {
+        for (b, body) in self.layout.bodies.iter().enumerate() {
+            if let MotionVrs::Kinematic { extrapolate, .. } = &body.motion {
+                if self.own.values.booleans[*extrapolate] {
+                    let s = &mut self.own.bodies[b];
+                    s.r += dt * s.v;
+                    s.q = UnitQuaternion::from_scaled_axis(s.w * dt) * s.q;
+                    s.q.renormalize();
+                }
+            }
+        }
     }
 
     /// Every model's wrenches at the current state into `loads`. With `dt > 0` the
@@ -388,6 +428,7 @@ impl World {
                 f_ext,
                 t_ext,
                 locked,
+                joint,
                 ..
             } = &body.motion
             {
@@ -402,9 +443,20 @@ impl World {
                     self.own.bodies[b].w = Vector3::zeros();
                     t = Vector3::zeros();
                 }
-                self.own.bodies[b].step(&m, &f, &t, &g, dt);
+                if let Some(j) = joint {
+                    let vals = &self.own.values;
+                    let vx = j.vx.map(|(i, _)| vals.reals[i]);
+                    let omega = j.omega.map(|(i, _)| vals.reals[i]);
+                    let (fx, my) = self.own.bodies[b].step_planar(&m, &f, &t, &g, dt, vx, omega);
+                    let acc = &mut self.joint_impulse[b];
+                    acc[0] += fx * dt;
+                    acc[1] += my * dt;
+                } else {
+                    self.own.bodies[b].step(&m, &f, &t, &g, dt);
+                }
             }
         }
+        self.advance_kinematic(dt);
         let (mut frame, models) = frame!(self);
         for m in models.iter_mut() {
             m.end_substep(&mut frame);
@@ -429,9 +481,12 @@ impl World {
         }
         let n = substeps as u64;
         let dt = h / substeps;
+        self.sync_kinematic();
+        self.joint_impulse.fill([0.0; 2]);
         for _ in 0..n {
             self.substep(dt);
         }
+        self.write_joint_outputs(h);
         self.own.time += h;
         self.refresh_outputs();
         self.check_finite()?;
@@ -443,6 +498,22 @@ impl World {
             m.take_warnings(&mut self.warnings);
         }
         Ok(())
+    }
+
+    /// The joints' mean force and torque over the communication step `h` into their
+    /// outputs.
+    fn write_joint_outputs(&mut self, h: f64) {
+        for (b, body) in self.layout.bodies.iter().enumerate() {
+            if let MotionVrs::Free { joint: Some(j), .. } = &body.motion {
+                let acc = self.joint_impulse[b];
+                if let Some((_, fx)) = j.vx {
+                    self.own.values.reals[fx] = acc[0] / h;
+                }
+                if let Some((_, my)) = j.omega {
+                    self.own.values.reals[my] = acc[1] / h;
+                }
+            }
+        }
     }
 
     /// The models' warnings since the last call (for the FMU's log).
@@ -518,6 +589,7 @@ impl World {
 
     fn inputs_changed(&mut self) {
         self.own.outputs_dirty = true;
+        self.sync_kinematic();
         for m in self.models.iter_mut() {
             m.inputs_changed();
         }

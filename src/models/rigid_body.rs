@@ -64,6 +64,47 @@ impl RigidBodyState {
         self.q.renormalize();
     }
 
+    /// Like [`RigidBodyState::step`], for a body held by a planar joint to the world:
+    /// it moves in the world x-z plane and turns only about world y. A prescribed speed
+    /// along x (`vx`, m/s) or rate about y (`omega`, rad/s) replaces what the forces
+    /// would give. Returns the joint's force along x (N) and torque about y (N m) that
+    /// held the prescriptions over the step (momentum change / `dt`; 0 where free).
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_planar(
+        &mut self,
+        m: &MassProperties,
+        force: &Vector3<f64>,
+        torque: &Vector3<f64>,
+        g: &Vector3<f64>,
+        dt: f64,
+        vx: Option<f64>,
+        omega: Option<f64>,
+    ) -> (f64, f64) {
+        let mut v = self.v + dt * (force / m.mass + g);
+        v.y = 0.0;
+        let mut fx = 0.0;
+        if let Some(vx) = vx {
+            fx = m.mass * (vx - v.x) / dt;
+            v.x = vx;
+        }
+        // moment of inertia about world y: sum over the principal axes k of
+        // I_k (y component of axis k)^2
+        let rot = self.q.to_rotation_matrix();
+        let i_y: f64 = (0..3).map(|k| m.inertia[k] * rot[(1, k)].powi(2)).sum();
+        let mut wy = self.w.y + dt * torque.y / i_y;
+        let mut my = 0.0;
+        if let Some(omega) = omega {
+            my = i_y * (omega - wy) / dt;
+            wy = omega;
+        }
+        self.v = v;
+        self.w = Vector3::new(0.0, wy, 0.0);
+        self.r += dt * self.v;
+        self.q = UnitQuaternion::from_scaled_axis(self.w * dt) * self.q;
+        self.q.renormalize();
+        (fx, my)
+    }
+
     /// Kinetic energy, J.
     pub fn kinetic_energy(&self, m: &MassProperties) -> f64 {
         let w_b = self.q.inverse_transform_vector(&self.w);
@@ -74,6 +115,43 @@ impl RigidBodyState {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_planar_joint_holds_its_speed_and_rate_and_reports_what_it_took() {
+        let m = MassProperties {
+            mass: 20.0,
+            inertia: Vector3::new(0.5, 0.8, 0.5),
+        };
+        let mut s = RigidBodyState {
+            w: Vector3::new(0.3, 1.0, -0.2),
+            ..Default::default()
+        };
+        let g = Vector3::new(0.0, 0.0, -9.81);
+        // a resisting force along x and y, a braking torque about y and x
+        let f = Vector3::new(-40.0, 7.0, 0.0);
+        let t = Vector3::new(2.0, -3.0, 0.0);
+        let dt = 1e-3;
+        let mut last = (0.0, 0.0);
+        for _ in 0..1000 {
+            last = s.step_planar(&m, &f, &t, &g, dt, Some(0.2), Some(1.0));
+        }
+        // speed and rate held, y and the other rotations held
+        assert_eq!(s.v.x, 0.2);
+        assert_eq!((s.v.y, s.r.y), (0.0, 0.0));
+        assert_eq!((s.w.x, s.w.y, s.w.z), (0.0, 1.0, 0.0));
+        // z is free: 1 s of free fall, semi-implicit Euler
+        assert!((s.v.z + 9.81).abs() < 1e-9, "{}", s.v.z);
+        assert!((s.r.x - 0.2).abs() < 1e-12);
+        // at constant speed and rate the joint balances the loads
+        assert!((last.0 - 40.0).abs() < 1e-9, "{last:?}");
+        assert!((last.1 - 3.0).abs() < 1e-9, "{last:?}");
+        // free about y: the torque spins it up at t / I_yy
+        let mut s = RigidBodyState::default();
+        let (fx, my) = s.step_planar(&m, &f, &t, &g, dt, None, None);
+        assert_eq!((fx, my), (0.0, 0.0));
+        assert!((s.w.y + dt * 3.0 / 0.8).abs() < 1e-15);
+        assert!((s.v.x + dt * 40.0 / 20.0).abs() < 1e-15);
+    }
 
     #[test]
     fn free_fall_matches_the_closed_form_to_first_order() {

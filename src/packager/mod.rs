@@ -9,6 +9,7 @@
 
 pub mod documentation;
 pub mod model_description;
+pub mod ssp;
 
 use crate::cosim::layout;
 use crate::scenario::{self, Scenario, ScenarioError};

@@ -9,7 +9,7 @@ use quick_xml::Writer;
 
 type W = Writer<Vec<u8>>;
 
-fn empty(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
+pub(crate) fn empty(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
     let mut e = BytesStart::new(name);
     for (k, v) in attrs {
         e.push_attribute((*k, v.as_str()));
@@ -17,7 +17,7 @@ fn empty(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()>
     w.write_event(Event::Empty(e))
 }
 
-fn start(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
+pub(crate) fn start(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
     let mut e = BytesStart::new(name);
     for (k, v) in attrs {
         e.push_attribute((*k, v.as_str()));
@@ -25,7 +25,7 @@ fn start(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()>
     w.write_event(Event::Start(e))
 }
 
-fn end(w: &mut W, name: &str) -> std::io::Result<()> {
+pub(crate) fn end(w: &mut W, name: &str) -> std::io::Result<()> {
     w.write_event(Event::End(BytesEnd::new(name)))
 }
 

@@ -356,6 +356,13 @@ pub enum Motion {
         /// rad/s, world
         #[serde(default)]
         angular_velocity: [f64; 3],
+        /// Start value of the Boolean parameter `<body>.extrapolate`: within a
+        /// communication step the FMU moves the body on from the pose inputs with the
+        /// velocity inputs (`r + v t`, `q` turned by `w t`) instead of holding the pose,
+        /// and the outputs after the step are the wrench at the pose reached. For closed
+        /// loops with another simulator (docs/cosimulation.md).
+        #[serde(default, skip_serializing_if = "is_false")]
+        extrapolate: bool,
     },
     /// Integrated by the FMU under gravity, contact and external forces. The values
     /// here are the start values of the parameters `<body>.mass`, `.inertia`, `.r0`,
@@ -382,6 +389,11 @@ pub enum Motion {
         /// Start value of the Boolean parameter `<body>.locked`: the body cannot rotate.
         #[serde(default)]
         locked: bool,
+        /// A joint to the world, as a multibody tool's test rig holds a wheel: the body
+        /// moves in the world x-z plane and turns only about the world y axis, at a
+        /// prescribed speed and rate if given (docs/cosimulation.md).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        joint: Option<Joint>,
     },
     /// Does not move (obstacles, a ground cuboid). Parameters `<body>.r0`, `<body>.q0`
     /// and, when given, `<body>.incline`.
@@ -397,6 +409,26 @@ pub enum Motion {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         incline: Option<f64>,
     },
+}
+
+/// A planar joint of a free body to the world: y and the rotations about x and z are
+/// held; x and the rotation about y follow the forces, or a prescribed speed and rate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Joint {
+    /// Prescribed speed along world x, m/s: start value of the input `<body>.joint.vx`;
+    /// the joint's force along x is the output `<body>.joint.fx`. Absent: x is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vx: Option<f64>,
+    /// Prescribed angular rate about world y (a wheel's axle), rad/s: start value of
+    /// the input `<body>.joint.omega`; the joint's torque is the output
+    /// `<body>.joint.my`. Absent: the rotation about y is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub omega: Option<f64>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 pub(crate) fn identity_quaternion() -> [f64; 4] {

@@ -370,6 +370,7 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 orientation,
                 velocity,
                 angular_velocity,
+                ..
             } => {
                 c.vec(&format!("{p}.motion.position"), position);
                 c.quaternion(&format!("{p}.motion.orientation"), orientation);
@@ -383,7 +384,8 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 orientation,
                 velocity,
                 angular_velocity,
-                ..
+                locked,
+                joint,
             } => {
                 c.positive(&format!("{p}.motion.mass"), *mass);
                 if matches!(
@@ -410,6 +412,21 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 c.quaternion(&format!("{p}.motion.orientation"), orientation);
                 c.vec(&format!("{p}.motion.velocity"), velocity);
                 c.vec(&format!("{p}.motion.angular_velocity"), angular_velocity);
+                if let Some(j) = joint {
+                    if *locked {
+                        c.err(
+                            format!("{p}.motion.joint"),
+                            "a body with a joint cannot also be locked: leave out 'locked', or give the joint omega = 0",
+                        );
+                    }
+                    for (k, x) in [("vx", j.vx), ("omega", j.omega)] {
+                        if let Some(x) = x {
+                            if !x.is_finite() {
+                                c.err(format!("{p}.motion.joint.{k}"), "must be a finite number");
+                            }
+                        }
+                    }
+                }
             }
             Motion::Fixed {
                 position,

@@ -29,11 +29,11 @@ pub(crate) fn check_wheel_body(c: &mut Checker, s: &Scenario, p: &str, name: &st
             if !matches!(b.shape, Shape::Wheel { .. }) {
                 c.err(p, format!("'{name}' must have a wheel shape"));
             }
-            if !matches!(b.motion, Motion::Kinematic { .. }) {
+            if matches!(b.motion, Motion::Fixed { .. }) {
                 c.err(
                     p,
                     format!(
-                        "'{name}' must be kinematic ({model} is a force element on a driven wheel)"
+                        "'{name}' must be kinematic or free ({model} is a force element on a moving wheel)"
                     ),
                 );
             }
