@@ -9,7 +9,8 @@
 #      behaviour and the TerRA section 4.1 test as fmpy sees them
 #   5. co-simulation: the closed loops as SSP files (schema and structure checked, run
 #      in libcosim), monolithic against co-simulated in fmpy and libcosim, and every
-#      example FMU in libcosim against fmpy (docs/cosimulation.md)
+#      example FMU in libcosim against fmpy (docs/cosimulation.md); a small Dask sweep
+#      (docs/sweeps.md) and the soil export picture
 #   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
 #      (ci/behaviour.py), and docs/scenario-format.md current with the schema
 set -euo pipefail
@@ -56,6 +57,13 @@ done
 
 step "co-simulation: monolithic against co-simulated in fmpy (Jacobi, Gauss-Seidel) and libcosim, one step per loop"
 .venv/bin/python examples/cosim_study.py --quick --out target/cosim
+
+step "sweeps: a small drawbar-pull sweep on a Dask LocalCluster of 2 workers, checked against single runs"
+.venv/bin/python examples/sweep_drawbar.py --workers 2 --soils dlr_a,dlr_a_c200 --slips 0.1,0.3 --time 2 \
+  --out target/sweep --check
+
+step "pictures: the soil export of a multi-pass run (six rover wheels) rendered to a PNG"
+.venv/bin/python examples/soil_multipass.py target/fmu/scm_rover_wheels.fmu target/fmu/soil_multipass.png
 
 step "libcosim: every example FMU, last values against fmpy's"
 .venv/bin/python ci/masters_check.py fmus target/fmu ci/reference/behaviour.json
