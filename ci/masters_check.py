@@ -12,6 +12,10 @@
       fmpy ships), and what SSP 1.0, OMSimulator and libcosim need beyond the schema
       (check_ssd); then run in libcosim over its default experiment at the step of its
       OMSimulator annotation, every connected output finite at the end.
+  ci/masters_check.py osp DIR FILE.ssp ...
+      each pair: libcosim's own configuration (DIR/OspSystemStructure.xml, written by
+      `contact-fmu ssp --osp DIR`) run over the SSP's default experiment; every output
+      of every FMU must end bit-identical to the same system read from the SSP.
 Exit code 1 on any failure; every failure is named.
 """
 import glob
@@ -229,11 +233,46 @@ def check_ssp(files):
             print(f"  libcosim: {ex.num_slaves()} FMUs, {duration} s at {step} s: every output finite")
 
 
+def run_to_end(ex, duration):
+    from libcosimpy.CosimObserver import CosimObserver
+    obs = CosimObserver.create_last_value()
+    ex.add_observer(obs)
+    if not ex.simulate_until(int(round(duration * 1e9))):
+        return None
+    return {s.name.decode(): last_values(ex, obs, s.index) for s in ex.slave_infos()}
+
+
+def check_osp(pairs):
+    from libcosimpy.CosimExecution import CosimExecution
+    quiet_libcosim()
+    for folder, ssp in pairs:
+        print(f"{folder} against {ssp}")
+        with zipfile.ZipFile(ssp) as z:
+            root = etree.fromstring(z.read("SystemStructure.ssd"))
+        exp = root.find("ssd:DefaultExperiment", NS)
+        duration = float(exp.get("stopTime")) - float(exp.get("startTime", 0))
+        fsm = root.find(".//oms:FixedStepMaster", NS)
+        step_ns = int(round(float(fsm.get("stepSize")) * 1e9))
+        osp = run_to_end(CosimExecution.from_osp_config_file(os.path.abspath(folder)), duration)
+        ref = run_to_end(CosimExecution.from_ssp_file(os.path.abspath(ssp), step_size=step_ns), duration)
+        if osp is None or ref is None:
+            fail(f"{folder}: libcosim stopped before {duration} s")
+            continue
+        diff = [f"{c}.{v}" for c in ref for v in ref[c] if osp.get(c, {}).get(v) != ref[c][v]]
+        if diff:
+            fail(f"{folder}: differs from {ssp} in {', '.join(diff[:5])}")
+        else:
+            n = sum(len(v) for v in ref.values())
+            print(f"  libcosim: {len(ref)} FMUs, {duration} s; all {n} outputs as from the SSP")
+
+
 def main():
     if len(sys.argv) >= 4 and sys.argv[1] == "fmus":
         check_fmus(sys.argv[2], sys.argv[3])
     elif len(sys.argv) >= 3 and sys.argv[1] == "ssp":
         check_ssp(sys.argv[2:])
+    elif len(sys.argv) >= 4 and sys.argv[1] == "osp" and len(sys.argv) % 2 == 0:
+        check_osp(list(zip(sys.argv[2::2], sys.argv[3::2])))
     else:
         raise SystemExit(__doc__)
     if failures:

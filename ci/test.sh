@@ -51,9 +51,11 @@ step "fmpy: validate and simulate every example FMU"
 step "co-simulation: the closed loops as SSP systems (contact-fmu ssp), checked, run in libcosim"
 for loop in sphere scm terra; do
   target/release/contact-fmu ssp "examples/cosim_${loop}_body.json" "examples/cosim_${loop}_contact.json" \
-    -o "target/ssp/cosim_${loop}.ssp"
+    -o "target/ssp/cosim_${loop}.ssp" --osp "target/osp/cosim_${loop}"
 done
 .venv/bin/python ci/masters_check.py ssp target/ssp/cosim_*.ssp
+.venv/bin/python ci/masters_check.py osp target/osp/cosim_sphere target/ssp/cosim_sphere.ssp \
+  target/osp/cosim_scm target/ssp/cosim_scm.ssp target/osp/cosim_terra target/ssp/cosim_terra.ssp
 
 step "co-simulation: monolithic against co-simulated in fmpy (Jacobi, Gauss-Seidel) and libcosim, one step per loop"
 .venv/bin/python examples/cosim_study.py --quick --out target/cosim

@@ -69,6 +69,10 @@ enum Command {
         /// true/false (repeatable).
         #[arg(long = "param", value_name = "COMPONENT:VARIABLE=VALUE")]
         params: Vec<String>,
+        /// Also write the system for libcosim's own format into this folder:
+        /// OspSystemStructure.xml and the FMUs beside it.
+        #[arg(long, value_name = "DIR")]
+        osp: Option<PathBuf>,
         /// The runtime library (as for `package`).
         #[arg(long)]
         runtime: Option<PathBuf>,
@@ -183,6 +187,7 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             step,
             params,
+            osp,
             runtime,
         } => {
             let runtime = match packager::find_runtime(runtime.as_deref()) {
@@ -198,7 +203,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 .collect::<Result<Vec<_>, _>>()?;
             let t0 = Instant::now();
             let (components, connections) =
-                packager::ssp::package(&scenarios, &out, &runtime, step, &params)?;
+                packager::ssp::package(&scenarios, &out, &runtime, step, &params, osp.as_deref())?;
             for (i, c) in components.iter().enumerate() {
                 let n_in = connections.iter().filter(|k| k.to == i).count();
                 let n_out = connections.iter().filter(|k| k.from == i).count();
@@ -214,6 +219,12 @@ fn run(cli: Cli) -> Result<(), String> {
                 out.display(),
                 t0.elapsed().as_secs_f64() * 1e3
             );
+            if let Some(dir) = &osp {
+                eprintln!(
+                    "  and {}/OspSystemStructure.xml with the FMUs",
+                    dir.display()
+                );
+            }
             Ok(())
         }
         Command::Schema => {

@@ -330,6 +330,92 @@ fn write_ssd_into(
     end(w, "ssd:SystemStructureDescription")
 }
 
+/// `OspSystemStructure.xml` of the same system, for libcosim's own configuration format
+/// (`CosimExecution.from_osp_config_file`): the FMUs beside it as `<name>.fmu`, the
+/// fixed-step algorithm at the experiment's step, the parameter values as initial
+/// values, one `VariableConnection` per connection (source first).
+pub fn write_osp(components: &[Component], connections: &[Connection], e: &Experiment) -> String {
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    write_osp_into(&mut w, components, connections, e).expect("XML into memory");
+    let mut text = String::from_utf8(w.into_inner()).expect("XML is UTF-8");
+    text.push('\n');
+    text
+}
+
+/// OSP-IS system structure namespace (libcosim).
+pub const NS_OSP: &str = "http://opensimulationplatform.com/MSMI/OSPSystemStructure";
+
+fn text_element(w: &mut W, name: &str, text: &str) -> std::io::Result<()> {
+    start(w, name, &[])?;
+    w.write_event(Event::Text(quick_xml::events::BytesText::new(text)))?;
+    end(w, name)
+}
+
+fn write_osp_into(
+    w: &mut W,
+    components: &[Component],
+    connections: &[Connection],
+    e: &Experiment,
+) -> std::io::Result<()> {
+    w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
+    start(
+        w,
+        "OspSystemStructure",
+        &[("xmlns", NS_OSP.into()), ("version", "0.1".into())],
+    )?;
+    text_element(w, "StartTime", &real(e.start_time))?;
+    text_element(w, "BaseStepSize", &real(e.step_size))?;
+    text_element(w, "Algorithm", "fixedStep")?;
+    start(w, "Simulators", &[])?;
+    for c in components {
+        let attrs = [
+            ("name", c.name.clone()),
+            ("source", format!("{}.fmu", c.name)),
+            ("stepSize", real(e.step_size)),
+        ];
+        if c.parameters.is_empty() {
+            empty(w, "Simulator", &attrs)?;
+            continue;
+        }
+        start(w, "Simulator", &attrs)?;
+        start(w, "InitialValues", &[])?;
+        for (name, value) in &c.parameters {
+            start(w, "InitialValue", &[("variable", name.clone())])?;
+            match value {
+                ParamValue::Real(x) => empty(w, "Real", &[("value", real(*x))])?,
+                ParamValue::Boolean(b) => empty(w, "Boolean", &[("value", b.to_string())])?,
+            }
+            end(w, "InitialValue")?;
+        }
+        end(w, "InitialValues")?;
+        end(w, "Simulator")?;
+    }
+    end(w, "Simulators")?;
+    start(w, "Connections", &[])?;
+    for k in connections {
+        start(w, "VariableConnection", &[])?;
+        empty(
+            w,
+            "Variable",
+            &[
+                ("simulator", components[k.from].name.clone()),
+                ("name", k.output.clone()),
+            ],
+        )?;
+        empty(
+            w,
+            "Variable",
+            &[
+                ("simulator", components[k.to].name.clone()),
+                ("name", k.input.clone()),
+            ],
+        )?;
+        end(w, "VariableConnection")?;
+    }
+    end(w, "Connections")?;
+    end(w, "OspSystemStructure")
+}
+
 /// Packages `scenarios` (one FMU each, as [`super::package`] does) and writes them with
 /// their `SystemStructure.ssd` into the SSP archive `ssp_path`. `step_size` defaults
 /// to the smallest `default_experiment.step_size` of the scenarios; start and stop
@@ -341,6 +427,7 @@ pub fn package(
     runtime: &std::path::Path,
     step_size: Option<f64>,
     parameters: &[(String, String, ParamValue)],
+    osp_dir: Option<&std::path::Path>,
 ) -> Result<(Vec<Component>, Vec<Connection>), String> {
     if scenarios.len() < 2 {
         return Err("an SSP system needs at least two scenarios".into());
@@ -357,7 +444,7 @@ pub fn package(
     std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     let staging = parent.join(format!(".{stem}.ssp-fmus"));
     let result = package_staged(
-        scenarios, ssp_path, &stem, &staging, runtime, step_size, parameters,
+        scenarios, ssp_path, &stem, &staging, runtime, step_size, parameters, osp_dir,
     );
     let _ = std::fs::remove_dir_all(&staging);
     result
@@ -372,6 +459,7 @@ fn package_staged(
     runtime: &std::path::Path,
     step_size: Option<f64>,
     parameters: &[(String, String, ParamValue)],
+    osp_dir: Option<&std::path::Path>,
 ) -> Result<(Vec<Component>, Vec<Connection>), String> {
     use std::io::Write;
     let mut components: Vec<Component> = vec![];
@@ -464,6 +552,16 @@ fn package_staged(
     }
     zip.finish().map_err(zerr)?;
     std::fs::rename(&tmp, ssp_path).map_err(|e| format!("{}: {e}", ssp_path.display()))?;
+    if let Some(dir) = osp_dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (c, fmu) in components.iter().zip(&fmus) {
+            let to = dir.join(format!("{}.fmu", c.name));
+            std::fs::copy(fmu, &to).map_err(|e| format!("{}: {e}", to.display()))?;
+        }
+        let xml = dir.join("OspSystemStructure.xml");
+        std::fs::write(&xml, write_osp(&components, &connections, &experiment))
+            .map_err(|e| format!("{}: {e}", xml.display()))?;
+    }
     Ok((components, connections))
 }
 
@@ -570,5 +668,16 @@ mod tests {
         // unconnected outputs are not listed
         assert!(!ssd.contains(r#"name="ball.penetration""#));
         assert_eq!(ssd.matches("<ssd:Connection ").count(), 19);
+        let osp = write_osp(&comps, &k, &e);
+        assert!(osp.contains("<BaseStepSize>0.0005</BaseStepSize>"), "{osp}");
+        assert!(
+            osp.contains(r#"<Simulator name="contact" source="contact.fmu" stepSize="0.0005">"#)
+        );
+        assert!(osp.contains(r#"<InitialValue variable="terrain.zeta">"#));
+        assert_eq!(osp.matches("<VariableConnection>").count(), 19);
+        assert!(osp.contains(
+            r#"<Variable simulator="contact" name="ball.f[1]"/>
+      <Variable simulator="body" name="ball.f_ext[1]"/>"#
+        ));
     }
 }
