@@ -3,10 +3,13 @@
 
   ci/masters_check.py fmus DIR REFERENCE.json
       every *.fmu of DIR alone in libcosim over its default experiment; the last value
-      of every output must be the one fmpy gave (the `last` of ci/reference/
-      behaviour.json), bit for bit: the same FMU stepped the same way by another
-      master gives the same numbers (libcosim counts time in nanoseconds; every
-      example's step is a whole number of them).
+      of every output must match what fmpy gave (the `last` of ci/reference/
+      behaviour.json) within 1e-9, relative to max(1, |value|). libcosim counts time in
+      integer nanoseconds, so its step differs from fmpy's in the last bit: the results
+      differ by round-off (measured: at most 2.6e-11), which the chaotic examples
+      (CHAOTIC: a tumbling rock, a bouncing torus) amplify; they only have to finish
+      finite. A joint's force and torque are means over the last communication step,
+      which fmpy's simulate_fmu shortens at the stop time: those match within 1e-2.
   ci/masters_check.py ssp FILE.ssp ...
       each SSP archive: SystemStructure.ssd valid against the SSP 1.0 schema (the XSDs
       fmpy ships), and what SSP 1.0, OMSimulator and libcosim need beyond the schema
@@ -34,6 +37,12 @@ NS = {
     "ssv": "http://ssp-standard.org/SSP1/SystemStructureParameterValues",
     "oms": "https://raw.githubusercontent.com/OpenModelica/OMSimulator/master/schema/oms.xsd",
 }
+
+# round-off grows into different contact sequences (docs/cosimulation.md)
+CHAOTIC = {"bbcc_rock_drop", "pcm_torus_sphere"}
+TOLERANCE = 1e-9
+# means over the last communication step (fmpy's last step is shorter)
+STEP_MEANS = (".joint.fx", ".joint.my")
 
 failures = []
 
@@ -88,24 +97,32 @@ def check_fmus(folder, reference):
             fail(f"{name}: libcosim stopped before {e.stopTime} s")
             continue
         values = last_values(ex, obs, idx)
+        entry = ref.get(os.path.basename(path), {}).get("columns", {})
         worst, where = 0.0, None
         for col, v in values.items():
             if isinstance(v, float) and not math.isfinite(v):
                 fail(f"{name}: {col} = {v} at the end in libcosim")
-            r = ref.get(name, {}).get("columns", {}).get(col)
+            r = entry.get(col)
             if r is None:
+                fail(f"{name}: output {col} is not in {reference}")
                 continue
             expected = float(eval(r["last"])) if r["last"] not in (None, "nan") else None
             if expected is None:
                 continue
             d = abs(float(v) - expected) / max(1.0, abs(expected))
+            if col.endswith(STEP_MEANS):
+                if d > 1e-2:
+                    fail(f"{name}: {col} (a mean over the last step) differs from fmpy's by {d:.3e}")
+                continue
             if d > worst:
                 worst, where = d, col
-        if name not in ref:
+        if not entry:
             fail(f"{name}: not in {reference} (record it with ci/behaviour.py)")
         verdict = f"largest relative difference to fmpy {worst:.1e}" + (f" ({where})" if where else "")
+        if name in CHAOTIC:
+            verdict = f"chaotic, finite ({verdict})"
         print(f"[{i + 1}/{len(fmus)}] {name}: {len(values)} outputs, {e.stopTime} s; {verdict}", flush=True)
-        if worst > 0.0:
+        if name not in CHAOTIC and worst > TOLERANCE:
             fail(f"{name}: {where} differs from fmpy's last value by {worst:.3e} (relative)")
 
 
