@@ -64,6 +64,9 @@ step "sweeps: a small drawbar-pull sweep on a Dask LocalCluster of 2 workers, ch
 .venv/bin/python examples/sweep_drawbar.py --workers 2 --soils dlr_a,dlr_a_c200 --slips 0.1,0.3 --time 2 \
   --out target/sweep --check
 
+step "sweeps: a Monte-Carlo of a wheel over two generated rock fields on 2 workers, checked against single runs"
+.venv/bin/python examples/sweep_rockfield.py --seeds 2 --workers 2 --out target/rockfield --check
+
 step "pictures: the soil export of a multi-pass run (six rover wheels) rendered to a PNG"
 .venv/bin/python examples/soil_multipass.py target/fmu/scm_rover_wheels.fmu target/fmu/soil_multipass.png
 
