@@ -10,7 +10,7 @@
 #   5. co-simulation: the closed loops as SSP files (schema and structure checked, run
 #      in libcosim), monolithic against co-simulated in fmpy and libcosim, and every
 #      example FMU in libcosim against fmpy (docs/cosimulation.md); a small Dask sweep
-#      (docs/sweeps.md) and the soil export picture
+#      (docs/sweeps.md) and the soil export picture; calibration (docs/calibration.md)
 #   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
 #      (ci/behaviour.py), and docs/scenario-format.md current with the schema
 set -euo pipefail
@@ -69,6 +69,11 @@ step "sweeps: a Monte-Carlo of a wheel over two generated rock fields on 2 worke
 
 step "pictures: the soil export of a multi-pass run (six rover wheels) rendered to a PNG"
 .venv/bin/python examples/soil_multipass.py target/fmu/scm_rover_wheels.fmu target/fmu/soil_multipass.png
+
+step "calibration: TerRA fitted to our SCM, drop test and drawbar-pull test (contact-fmu fit)"
+target/release/contact-fmu fit examples/fit/terra_drop_fit.json -o target/fit/drop
+target/release/contact-fmu fit examples/fit/terra_dbp_fit.json -o target/fit/dbp
+.venv/bin/python ci/fit_check.py target/fit/drop/fit.json target/fit/dbp/fit.json
 
 step "libcosim: every example FMU, last values against fmpy's"
 .venv/bin/python ci/masters_check.py fmus target/fmu ci/reference/behaviour.json

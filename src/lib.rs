@@ -25,6 +25,10 @@ pub mod scenario;
 #[cfg(feature = "packager")]
 pub mod packager;
 
+/// Calibration (`contact-fmu fit`).
+#[cfg(feature = "packager")]
+pub mod fit;
+
 /// Version of the runtime and the packager. Part of every FMU's GUID, so an FMU packaged
 /// by one version is refused by the runtime of another.
 pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");

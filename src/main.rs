@@ -77,6 +77,16 @@ enum Command {
         #[arg(long)]
         runtime: Option<PathBuf>,
     },
+    /// Fit FMI parameters of a scenario to a reference (another scenario, given values
+    /// or a CSV of measurements), stage by stage (docs/calibration.md).
+    Fit {
+        /// The fit description (JSON).
+        spec: PathBuf,
+        /// Folder for fit.json (the fitted parameters, as a scenario patch and as FMI
+        /// start values) and fit.md (the table).
+        #[arg(short, long, default_value = "target/fit")]
+        out: PathBuf,
+    },
     /// Print the JSON Schema of the scenario format.
     Schema,
     /// Generate a procedural asset (wheel, surface, rock, rock field) into a folder:
@@ -227,12 +237,58 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
+        Command::Fit { spec, out } => fit(&spec, &out),
         Command::Schema => {
             print!("{}", scenario::json_schema());
             Ok(())
         }
         Command::Asset(a) => asset_cli::run(a),
     }
+}
+
+fn fit(path: &Path, out: &Path) -> Result<(), String> {
+    use contact_fmu::fit;
+    let spec = fit::FitSpec::load(path)?;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let model = fit::Model::load(&dir.join(&spec.model))?;
+    let t0 = Instant::now();
+    eprintln!("reference values of {} cases ...", spec.cases.len());
+    let references = fit::references(&spec, dir)?;
+    for (c, r) in spec.cases.iter().zip(&references) {
+        eprintln!("  {}: {} = {r:.6e}", c.name, c.measure.output);
+    }
+    let progress = |stage: &str, n: usize, cost: f64| {
+        if n % 50 == 0 {
+            eprintln!("  stage '{stage}': {n} evaluations, cost {cost:.3e}");
+        }
+    };
+    let result = fit::run(&spec, &model, &references, &progress)?;
+    let table = fit::table_markdown(&result);
+    print!("{table}");
+    std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let json = serde_json::json!({
+        "fit": path.display().to_string(),
+        "start_values": result.params,
+        "cases": result.table.iter().map(|(c, r, v, e)| serde_json::json!({
+            "case": c, "reference": r, "fitted": v, "relative_error": e })).collect::<Vec<_>>(),
+        "stages": result.stages.iter().map(|s| serde_json::json!({
+            "name": s.name, "evaluations": s.evaluations, "cost": s.cost, "params": s.params })).collect::<Vec<_>>(),
+    });
+    let j = out.join("fit.json");
+    std::fs::write(
+        &j,
+        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
+    )
+    .map_err(|e| format!("{}: {e}", j.display()))?;
+    let m = out.join("fit.md");
+    std::fs::write(&m, &table).map_err(|e| format!("{}: {e}", m.display()))?;
+    eprintln!(
+        "-> {}, {} ({:.1} s)",
+        j.display(),
+        m.display(),
+        t0.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 /// `COMPONENT:VARIABLE=VALUE` of `contact-fmu ssp --param`.
