@@ -74,6 +74,7 @@ step "calibration: TerRA fitted to our SCM, drop test and drawbar-pull test (con
 target/release/contact-fmu fit examples/fit/terra_drop_fit.json -o target/fit/drop
 target/release/contact-fmu fit examples/fit/terra_dbp_fit.json -o target/fit/dbp
 .venv/bin/python ci/fit_check.py target/fit/drop/fit.json target/fit/dbp/fit.json
+.venv/bin/python examples/fit_plot.py examples/fit/terra_drop_fit.json target/fit/drop/fit.json
 
 step "libcosim: every example FMU, last values against fmpy's"
 .venv/bin/python ci/masters_check.py fmus target/fmu ci/reference/behaviour.json
