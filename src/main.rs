@@ -159,7 +159,11 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Check { scenarios } => {
             let mut failed = 0;
             for s in &scenarios {
-                match scenario::load(s) {
+                match scenario::load(s).map_err(|e| e.to_string()).and_then(|sc| {
+                    packager::check_starts(&sc, &s.display().to_string())
+                        .map(|_| sc)
+                        .map_err(|e| e.to_string())
+                }) {
                     Ok(sc) => eprintln!(
                         "{}: ok ({}, {} bodies)",
                         s.display(),

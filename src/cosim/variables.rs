@@ -207,6 +207,9 @@ pub struct VariableTable {
     pub variables: Vec<Variable>,
     /// For each type, variable positions by value reference.
     by_vr: [Vec<usize>; 4],
+    /// Variable positions by name: the duplicate check and `by_name` in O(log n), so
+    /// building the table of a scenario with thousands of bodies stays linear-ish.
+    names: std::collections::HashMap<String, usize>,
 }
 
 fn type_slot(ty: VarType) -> usize {
@@ -233,7 +236,7 @@ impl VariableTable {
 
     /// The variable named `name`.
     pub fn by_name(&self, name: &str) -> Option<&Variable> {
-        self.variables.iter().find(|v| v.name == name)
+        self.names.get(name).map(|&i| &self.variables[i])
     }
 
     /// Appends a variable and returns its value reference.
@@ -254,6 +257,7 @@ impl VariableTable {
         let vr = self.by_vr[slot].len();
         var.vr = vr as u32;
         self.by_vr[slot].push(self.variables.len());
+        self.names.insert(var.name.clone(), self.variables.len());
         self.variables.push(var);
         vr
     }

@@ -63,10 +63,19 @@ struct Own {
     initializing: bool,
 }
 
+/// "it has 50 Real variables, value references 0 to 49" (or none).
+fn vr_range(count: usize, ty: &str) -> String {
+    match count {
+        0 => format!("it has no {ty} variables"),
+        1 => format!("it has 1 {ty} variable, value reference 0"),
+        n => format!("it has {n} {ty} variables, value references 0 to {}", n - 1),
+    }
+}
+
 /// A refused variable access. Messages name the variable.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum VarError {
-    #[error("value reference {vr} is not a {ty} variable of this FMU (it has {count} {ty} variables, value references 0..{count})")]
+    #[error("value reference {vr} is not a {ty} variable of this FMU ({})", vr_range(*.count, .ty))]
     UnknownVr {
         vr: u32,
         ty: &'static str,
@@ -839,5 +848,32 @@ impl World {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_value_reference_names_the_range_there_is() {
+        // issue 26: "it has 50 Real variables, value references 0..50" was off by one
+        let e = VarError::UnknownVr {
+            vr: 50,
+            ty: "Real",
+            count: 50,
+        }
+        .to_string();
+        assert!(
+            e.contains("it has 50 Real variables, value references 0 to 49"),
+            "{e}"
+        );
+        let e = VarError::UnknownVr {
+            vr: 0,
+            ty: "String",
+            count: 0,
+        }
+        .to_string();
+        assert!(e.contains("it has no String variables"), "{e}");
     }
 }

@@ -32,6 +32,12 @@ pub enum PackageError {
         #[source]
         source: std::io::Error,
     },
+    #[error("{file}: the FMU variable '{name}' would start at {value}: a scenario value it is derived from is too large (or too small) for a double; modelDescription.xml cannot hold it")]
+    NonFiniteStart {
+        file: String,
+        name: String,
+        value: f64,
+    },
     #[error("{path}: cannot write the archive: {source}")]
     Zip {
         path: String,
@@ -98,6 +104,25 @@ pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
     }
 }
 
+/// Refuses a scenario whose FMU would declare a non-finite start value (a radius of
+/// 1e308 makes the default inertia infinite): `start="inf"` is not an xs:double.
+pub fn check_starts(scenario: &Scenario, file: &str) -> Result<(), PackageError> {
+    use crate::cosim::variables::Start;
+    let (table, _, _) = layout::build(scenario);
+    for v in &table.variables {
+        if let Some(Start::Real(x)) = v.start {
+            if !x.is_finite() {
+                return Err(PackageError::NonFiniteStart {
+                    file: file.to_string(),
+                    name: v.name.clone(),
+                    value: x,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
 /// with the runtime library `runtime`. Returns the path of the FMU.
 pub fn package(
@@ -106,6 +131,7 @@ pub fn package(
     runtime: &Path,
 ) -> Result<PathBuf, PackageError> {
     let scenario = scenario::load(scenario_path)?;
+    check_starts(&scenario, &scenario_path.display().to_string())?;
     let c = contents(&scenario, &model_description::timestamp_now());
     let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;
     // Assets go to resources/ under the path the scenario gives (validated to stay inside

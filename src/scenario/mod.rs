@@ -29,8 +29,30 @@ use std::path::Path;
 
 /// Parses and validates scenario JSON. `file` names the source in error messages.
 pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let whole = |message: String| ScenarioError::Parse {
+        file: file.to_string(),
+        error: FieldError {
+            path: String::new(),
+            message,
+        },
+    };
+    // a scenario is one JSON object: say so before serde reports a field inside
+    // something else (a top-level array, a number)
+    match text.trim_start().chars().next() {
+        Some('{') => {}
+        Some(c) => {
+            return Err(whole(format!(
+                "a scenario is a JSON object ({{ ... }}); this file starts with '{c}'"
+            )))
+        }
+        None => {
+            return Err(whole(
+                "the file is empty: a scenario is a JSON object".into(),
+            ))
+        }
+    }
     let de = &mut serde_json::Deserializer::from_str(text);
-    let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+    let scenario: Scenario = serde_path_to_error::deserialize(&mut *de).map_err(|e| {
         let path = e.path().to_string();
         ScenarioError::Parse {
             file: file.to_string(),
@@ -40,6 +62,9 @@ pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             },
         }
     })?;
+    // nothing may follow the object (a second object, a stray bracket)
+    de.end()
+        .map_err(|e| whole(format!("content after the scenario's closing brace: {e}")))?;
     let errors = validate(&scenario);
     if errors.is_empty() {
         Ok(scenario)
@@ -163,6 +188,62 @@ mod tests {
         assert_eq!(again, s);
         assert_eq!(again.canonical_json(), canon);
         assert_eq!(again.guid(), s.guid());
+    }
+
+    #[test]
+    fn a_scenario_is_one_json_object_and_nothing_after_it() {
+        // issue 26: trailing content was silently ignored
+        for tail in ["{}", "]", "x", "{\"name\": 1}"] {
+            let e = parse_str(&format!("{GOOD}\n{tail}"), "t.json")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with("t.json: ") && e.contains("after the scenario's closing brace"),
+                "{e}"
+            );
+        }
+        assert!(parse_str(&format!("{GOOD}\n  \n"), "t.json").is_ok());
+        // a top-level array got a message about a field inside it
+        let e = parse_str(&format!("[{GOOD}]"), "a.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a scenario is a JSON object") && e.contains("'['"),
+            "{e}"
+        );
+        let e = parse_str("  ", "e.json").unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn a_model_step_no_step_can_reach_is_refused() {
+        let text = GOOD.replace("\"bodies\"", "\"model_step\": 1e-300, \"bodies\"");
+        let e = parse_str(&text, "m.json").unwrap_err().to_string();
+        assert!(e.contains("model_step") && e.contains("at most 1e8"), "{e}");
+    }
+
+    #[test]
+    fn a_scenario_with_thousands_of_bodies_builds_its_variable_table_in_linear_time() {
+        // issue 26: 3000 bodies took over a minute (every new variable scanned all the
+        // names before it); with the name index it is a fraction of a second
+        let body = r#"{"name": "bNAME", "shape": {"type": "sphere", "radius": 0.1},
+                      "motion": {"type": "kinematic", "position": [0, 0, 1]}}"#;
+        let bodies: Vec<String> = (0..3000)
+            .map(|i| body.replace("NAME", &i.to_string()))
+            .collect();
+        let text = format!(
+            r#"{{"name": "many", "model_identifier": "many",
+                "default_experiment": {{"stop_time": 1.0, "step_size": 0.001}},
+                "terrain": {{"surface": {{"type": "flat"}}}}, "bodies": [{}]}}"#,
+            bodies.join(",")
+        );
+        let s = parse_str(&text, "many.json").unwrap();
+        let t0 = std::time::Instant::now();
+        let (table, _, _) = crate::cosim::layout::build(&s);
+        let dt = t0.elapsed();
+        assert!(table.by_name("b2999.r[3]").is_some());
+        // generous for a debug build on a loaded 2-core machine
+        assert!(dt.as_secs_f64() < 10.0, "{dt:?}");
     }
 
     #[test]

@@ -261,6 +261,19 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
         );
     }
     c.positive("model_step", s.model_step);
+    // issue 26: a model step of 1e-300 s was accepted; fmi2DoStep refuses a step of
+    // more than 1e8 sub-steps, so the default experiment must not ask for one
+    if s.model_step > 0.0 && e.step_size > 0.0 && e.step_size / s.model_step > 1e8 {
+        c.err(
+            "model_step",
+            format!(
+                "{} s makes each default communication step of {} s {:.3e} sub-steps; at most 1e8 run",
+                s.model_step,
+                e.step_size,
+                e.step_size / s.model_step
+            ),
+        );
+    }
     c.vec("gravity", &s.gravity);
 
     match &s.terrain.surface {
