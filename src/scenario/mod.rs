@@ -23,9 +23,20 @@ pub use assets::resolve_asset;
 pub use error::{FieldError, ScenarioError};
 pub use types::*;
 pub(crate) use validate::Checker;
-pub use validate::{is_plain_name, validate, RESERVED_NAMES};
+pub use validate::{is_plain_name, shown, validate, MAX_NAME_LEN, RESERVED_NAMES};
 
 use std::path::Path;
+
+/// A parse message cut to 300 characters (the value serde quotes can be huge).
+fn shown_message(m: &str) -> String {
+    let n = m.chars().count();
+    if n <= 300 {
+        m.to_string()
+    } else {
+        let head: String = m.chars().take(240).collect();
+        format!("{head}... (message of {n} characters cut)")
+    }
+}
 
 /// Parses and validates scenario JSON. `file` names the source in error messages.
 pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
@@ -58,7 +69,8 @@ pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
             file: file.to_string(),
             error: FieldError {
                 path: if path == "." { String::new() } else { path },
-                message: e.into_inner().to_string(),
+                // serde quotes the offending value: a 50 MB string must not come back whole
+                message: shown_message(&e.into_inner().to_string()),
             },
         }
     })?;
@@ -213,6 +225,43 @@ mod tests {
         );
         let e = parse_str("  ", "e.json").unwrap_err().to_string();
         assert!(e.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn long_names_and_huge_values_are_refused_without_echoing_them_whole() {
+        // issue 26: 1000-character model identifiers reached the file system's "File
+        // name too long"; a 50 MB string in a number field came back whole
+        let long = "a".repeat(1000);
+        let text = GOOD.replace(
+            "\"model_identifier\": \"drop\"",
+            &format!("\"model_identifier\": \"{long}\""),
+        );
+        let e = parse_str(&text, "l.json").unwrap_err().to_string();
+        assert!(
+            e.contains("model_identifier")
+                && e.contains("at most 100")
+                && e.contains("(1000 characters)"),
+            "{e}"
+        );
+        assert!(e.len() < 400, "{}", e.len());
+        let text = GOOD
+            .replace("\"name\": \"ball\"", &format!("\"name\": \"{long}\""))
+            .replace("[\"ball\"", &format!("[\"{long}\""));
+        let e = parse_str(&text, "l.json").unwrap_err().to_string();
+        assert!(e.contains("bodies[0].name") && e.len() < 2000, "{e}");
+        let huge = "x".repeat(5_000_000);
+        let text = GOOD.replace("\"radius\": 0.1", &format!("\"radius\": \"{huge}\""));
+        let e = parse_str(&text, "h.json").unwrap_err().to_string();
+        assert!(
+            e.contains("bodies[0].shape") && e.len() < 500,
+            "{}",
+            e.len()
+        );
+        assert!(parse_str(
+            &GOOD.replace("\"drop\"", &format!("\"{}\"", "d".repeat(100))),
+            "ok.json"
+        )
+        .is_ok());
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub struct Scenario {
     pub schema: Option<String>,
     /// Human-readable model name (`modelName` in modelDescription.xml).
     pub name: String,
-    /// FMI model identifier: the `.fmu` and `.so` file stem. A C identifier.
+    /// FMI model identifier: the `.fmu` and `.so` file stem. A C identifier of at most 100 characters.
     pub model_identifier: String,
     /// What the scenario shows; written to modelDescription.xml and the FMU documentation.
     #[serde(default)]
@@ -179,7 +179,7 @@ pub struct Ramp {
 #[serde(deny_unknown_fields)]
 pub struct Body {
     /// Name; prefixes the body's FMI variables (`<name>.f[1]`). Letters, digits and
-    /// `_`, starting with a letter.
+    /// `_`, starting with a letter, at most 100 characters.
     pub name: String,
     /// Geometry, body frame (origin at the shape's centre unless the shape says otherwise).
     pub shape: Shape,

@@ -227,7 +227,28 @@ impl Checker {
 }
 
 /// True for `[A-Za-z][A-Za-z0-9_]*`.
+/// Longest name or model identifier, characters: a body's variables (`<name>.r[1]`),
+/// the FMU's file (`<model_identifier>.fmu`) and its library must stay well inside the
+/// file systems' 255 bytes.
+pub const MAX_NAME_LEN: usize = 100;
+
+/// `s` as an error message quotes it: whole when short, else its start and its length
+/// (a 50 MB name must not come back whole in a message).
+pub fn shown(s: &str) -> String {
+    const KEEP: usize = 40;
+    if s.chars().count() <= 60 {
+        s.to_string()
+    } else {
+        let head: String = s.chars().take(KEEP).collect();
+        format!("{head}... ({} characters)", s.chars().count())
+    }
+}
+
+/// A C identifier of at most [`MAX_NAME_LEN`] characters.
 pub fn is_plain_name(s: &str) -> bool {
+    if s.len() > MAX_NAME_LEN {
+        return false;
+    }
     let mut chars = s.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -243,8 +264,8 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
         c.err(
             "model_identifier",
             format!(
-                "must be a C identifier (letters, digits, '_', starting with a letter), got '{}'",
-                s.model_identifier
+                "must be a C identifier (letters, digits, '_', starting with a letter, at most {MAX_NAME_LEN} characters), got '{}'",
+                shown(&s.model_identifier)
             ),
         );
     }
@@ -345,8 +366,8 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
             c.err(
                 format!("{p}.name"),
                 format!(
-                    "must be letters, digits and '_', starting with a letter, got '{}'",
-                    b.name
+                    "must be letters, digits and '_', starting with a letter, at most {MAX_NAME_LEN} characters, got '{}'",
+                    shown(&b.name)
                 ),
             );
         } else if RESERVED_NAMES.contains(&b.name.as_str()) {
@@ -363,7 +384,10 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
             if !is_plain_name(g) {
                 c.err(
                     format!("{p}.group"),
-                    format!("must be letters, digits and '_', starting with a letter, got '{g}'"),
+                    format!(
+                        "must be letters, digits and '_', starting with a letter, at most {MAX_NAME_LEN} characters, got '{}'",
+                        shown(g)
+                    ),
                 );
             } else if s.bodies.iter().any(|o| &o.name == g) || g == "terrain" {
                 c.err(

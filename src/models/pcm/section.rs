@@ -196,7 +196,11 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
         if !is_plain_name(&label) {
             c.err(
                 format!("{p}.name"),
-                format!("'{label}' must be letters, digits and '_', starting with a letter"),
+                format!(
+                    "'{}' must be letters, digits and '_', starting with a letter, at most {} characters",
+                    crate::scenario::shown(&label),
+                    crate::scenario::MAX_NAME_LEN
+                ),
             );
         }
         if names.contains(&label) {
