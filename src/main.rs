@@ -116,6 +116,18 @@ fn build_runtime_with_cargo() -> bool {
     matches!(cmd.status(), Ok(s) if s.success())
 }
 
+/// The runtime library to package (`--runtime`, `$CONTACT_FMU_RUNTIME` or beside the
+/// executable), built once through cargo when it is missing under `cargo run`.
+fn runtime_library(explicit: Option<PathBuf>) -> Result<PathBuf, String> {
+    match packager::find_runtime(explicit.as_deref()) {
+        Ok(r) => Ok(r),
+        Err(e) if explicit.is_none() && build_runtime_with_cargo() => {
+            packager::find_runtime(None).map_err(|_| e.to_string())
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn run(cli: Cli) -> Result<(), String> {
     match cli.command {
         Command::Package {
@@ -123,13 +135,7 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             runtime,
         } => {
-            let runtime = match packager::find_runtime(runtime.as_deref()) {
-                Ok(r) => r,
-                Err(e) if runtime.is_none() && build_runtime_with_cargo() => {
-                    packager::find_runtime(None).map_err(|_| e.to_string())?
-                }
-                Err(e) => return Err(e.to_string()),
-            };
+            let runtime = runtime_library(runtime)?;
             let mut failed = 0;
             for (i, s) in scenarios.iter().enumerate() {
                 let t0 = Instant::now();
@@ -204,13 +210,7 @@ fn run(cli: Cli) -> Result<(), String> {
             osp,
             runtime,
         } => {
-            let runtime = match packager::find_runtime(runtime.as_deref()) {
-                Ok(r) => r,
-                Err(e) if runtime.is_none() && build_runtime_with_cargo() => {
-                    packager::find_runtime(None).map_err(|_| e.to_string())?
-                }
-                Err(e) => return Err(e.to_string()),
-            };
+            let runtime = runtime_library(runtime)?;
             let params = params
                 .iter()
                 .map(|p| parse_param(p))

@@ -8,7 +8,7 @@ use super::variables::{Phase, VarType, Variable, VariableTable};
 use crate::models::rigid_body::{MassProperties, RigidBodyState};
 use crate::models::terrain::{ramps_profile, HeightField, Surface};
 use crate::scenario::Scenario;
-use nalgebra::{UnitQuaternion, Vector3};
+use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -400,10 +400,7 @@ impl World {
         for (b, body) in self.layout.bodies.iter().enumerate() {
             if let MotionVrs::Kinematic { extrapolate, .. } = &body.motion {
                 if self.own.values.booleans[*extrapolate] {
-                    let s = &mut self.own.bodies[b];
-                    s.r += dt * s.v;
-                    s.q = UnitQuaternion::from_scaled_axis(s.w * dt) * s.q;
-                    s.q.renormalize();
+                    self.own.bodies[b].advance_pose(dt);
                 }
             }
         }

@@ -58,8 +58,13 @@ impl RigidBodyState {
         let iw = m.inertia.component_mul(&w_b);
         let dw_b = (tau_b - w_b.cross(&iw)).component_div(&m.inertia);
         self.w = self.q.transform_vector(&(w_b + dt * dw_b));
+        self.advance_pose(dt);
+    }
+
+    /// The pose moved on by `dt` with the current velocities: `r += v dt`, and the
+    /// exact rotation for a constant angular velocity over dt (dq/dt = 1/2 w q).
+    pub fn advance_pose(&mut self, dt: f64) {
         self.r += dt * self.v;
-        // Exact rotation for a constant angular velocity over dt: dq/dt = 1/2 w q.
         self.q = UnitQuaternion::from_scaled_axis(self.w * dt) * self.q;
         self.q.renormalize();
     }
@@ -99,9 +104,7 @@ impl RigidBodyState {
         }
         self.v = v;
         self.w = Vector3::new(0.0, wy, 0.0);
-        self.r += dt * self.v;
-        self.q = UnitQuaternion::from_scaled_axis(self.w * dt) * self.q;
-        self.q.renormalize();
+        self.advance_pose(dt);
         (fx, my)
     }
 
