@@ -184,3 +184,164 @@ fn leite_on_the_rig_carries_the_load_on_a_slope() {
     assert!((vz - 0.2 * a.tan()).abs() < 1e-3, "vz {vz}");
     assert!((fz / MG - 1.0).abs() < 2e-3, "Fz {fz}");
 }
+
+/// Section 3.2 through the packaged example: the rig drives at 20 % slip across the
+/// rigid plate (sliding, 3), onto the soil (slip accelerate, 7), meets the generated
+/// rock (a rock near, 9), climbs it (rolling 11 and sliding 12 on the rock) and comes
+/// down onto the soil again (7). On top the hub stands one radius above the rock's
+/// highest point under the wheel, less the Hunt-Crossley penetration. Between 5 s and
+/// 14 s the hub starts and ends at rest vertically, so the vertical forces average the
+/// weight (momentum balance; the rig's implicit step must treat the rock's contact
+/// normal, not the terrain's slope, or the reported force is off by k dt v_z).
+#[test]
+fn the_wheel_climbs_over_a_rock_through_the_stone_states() {
+    let (_dir, fmu) = package_example("leite_rock");
+    let import = load(&fmu);
+    let mut inst = start(&import, "rock");
+    let out: Vec<u32> = ["wheel.x", "wheel.z", "wheel.vz", "wheel.Fz"]
+        .iter()
+        .map(|n| vr(&import, n))
+        .collect();
+    let state_vr = vr(&import, "wheel.contact_state");
+    let (mut seen, mut z_max, mut fz_sum, mut n) = (vec![], 0.0f64, 0.0, 0);
+    let mut vz_at = [0.0; 2];
+    for k in 0..2500 {
+        let t = k as f64 * 0.01;
+        step(&mut inst, t, 0.01);
+        let v = get(&mut inst, &out);
+        let mut code = [0];
+        Common::get_integer(&mut inst, &[state_vr], &mut code).unwrap();
+        if seen.last() != Some(&code[0]) {
+            seen.push(code[0]);
+        }
+        z_max = z_max.max(v[1]);
+        if (500..1400).contains(&k) {
+            fz_sum += v[3];
+            n += 1;
+        }
+        if k == 499 {
+            vz_at[0] = v[2];
+        }
+        if k == 1399 {
+            vz_at[1] = v[2];
+        }
+    }
+    let fz_mean = fz_sum / n as f64;
+    eprintln!("states in order: {seen:?}; hub up to {z_max:.5} m; mean Fz 5-14 s {fz_mean:.3} N (vz {vz_at:?})");
+    // first appearances in order: plate, soil, rock near, on the rock, soil again
+    let first = |c: i32| seen.iter().position(|&s| s == c);
+    let order: Vec<usize> = [3, 7, 9, 11, 12]
+        .iter()
+        .map(|&c| first(c).unwrap_or_else(|| panic!("state {c} never reached: {seen:?}")))
+        .collect();
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    assert_eq!(seen.last(), Some(&7), "back on the soil: {seen:?}");
+    // the rock's highest point under the wheel (|y| <= 0.1 m) bounds the climb
+    let s = scenario::load(&root().join("examples/leite_rock.json")).unwrap();
+    let scenario::Shape::Generated { asset } = &s.bodies[0].shape else {
+        panic!("the example's rock is generated")
+    };
+    let mesh = asset.mesh().unwrap();
+    let z0 = 0.04; // the rock's position
+    let top = mesh.vertices.iter().map(|p| p.z).fold(f64::MIN, f64::max) + z0;
+    let top_under = mesh
+        .vertices
+        .iter()
+        .filter(|p| p.y.abs() <= 0.1)
+        .map(|p| p.z)
+        .fold(f64::MIN, f64::max)
+        + z0;
+    let penetration = (MG / 1e9f64).powf(1.0 / 1.5); // F = k delta^1.5, k = 1e9
+    let climb = z_max - R + penetration;
+    eprintln!("rock top {top:.5} m ({top_under:.5} within the wheel's width); climb {climb:.5} m");
+    assert!(
+        climb > top_under - 1e-4 && climb < top + 1e-4,
+        "climb {climb} against [{top_under}, {top}]"
+    );
+    assert!(vz_at.iter().all(|v| v.abs() < 2e-3), "{vz_at:?}");
+    assert!((fz_mean / MG - 1.0).abs() < 5e-3, "mean Fz {fz_mean}");
+}
+
+/// The rig's wheel standing still on a flat-topped rock (a fixed cuboid, its top 0.1 m
+/// above the soil): it settles at the Hunt-Crossley penetration delta = (m g / k)^(2/3)
+/// (Buse 2023 eq. (1) at rest) within 1 %, in the stone state "rolling" (loaded, inside
+/// the friction circle), with the soil untouched; with the regularized friction chosen
+/// at run time (`leite.stone.friction` = 1) it holds as well.
+#[test]
+fn a_wheel_at_rest_on_a_rock_sinks_in_by_the_hunt_crossley_penetration() {
+    for friction in [0, 1] {
+        let json = r#"{
+  "name": "leite on a block", "model_identifier": "leite_block",
+  "default_experiment": { "start_time": 0.0, "stop_time": 1.0, "step_size": 0.01 },
+  "model_step": 0.001,
+  "terrain": { "surface": { "type": "flat", "height": 0.0 } },
+  "bodies": [{ "name": "block", "shape": { "type": "cuboid", "size": [0.6, 0.4, 0.1] },
+     "motion": { "type": "kinematic", "position": [0.0, 0.0, 0.05] } }],
+  "leite": { "rocks": ["block"] },
+  "rig": { "mode": 1, "load_mass": 20.387359836901123, "g": 9.81, "radius": 0.25, "width": 0.2,
+     "position": [0.0, 0.3501], "omega": 0.0, "vx": 0.0, "drawbar_force": 0.0, "soil_model": "leite" }
+}"#;
+        let s = scenario::parse_str(json, "block.json").unwrap();
+        let mut w = World::new(&s, None).unwrap();
+        w.enter_initialization();
+        world_set(
+            &mut w,
+            "leite.stone.friction",
+            friction as f64,
+            Phase::Initialization,
+        );
+        w.exit_initialization().unwrap();
+        for _ in 0..200 {
+            w.do_step(0.01).unwrap();
+        }
+        let (z, fz, state, sinkage) = (
+            world_get(&mut w, "wheel.z"),
+            world_get(&mut w, "wheel.Fz"),
+            world_get(&mut w, "wheel.contact_state") as i32,
+            world_get(&mut w, "wheel.sinkage"),
+        );
+        let delta = 0.35 - z;
+        let expect = (MG / 1e9f64).powf(1.0 / 1.5);
+        eprintln!("friction {friction}: delta {delta:.4e} m (expected {expect:.4e}), Fz {fz:.4} N, state {state}, soil sinkage {sinkage}");
+        assert!((delta / expect - 1.0).abs() < 1e-2, "delta {delta}");
+        assert!((fz / MG - 1.0).abs() < 1e-3, "Fz {fz}");
+        assert_eq!(state, 11);
+        assert!(sinkage < 0.0, "the soil is not touched: {sinkage}");
+    }
+}
+
+/// Bad rocks are refused with their field paths: a name that is neither a body nor a
+/// collection, the model's own wheel, a body without a convex shape, a restitution
+/// outside (0, 1].
+#[test]
+fn bad_rocks_are_refused_with_their_paths() {
+    let json = r#"{
+  "name": "bad rocks", "model_identifier": "bad_rocks",
+  "default_experiment": { "start_time": 0.0, "stop_time": 1.0, "step_size": 0.01 },
+  "terrain": { "surface": { "type": "flat", "height": 0.0 } },
+  "bodies": [
+    { "name": "w", "shape": { "type": "wheel", "radius": 0.25, "width": 0.2 },
+      "motion": { "type": "kinematic", "position": [0.0, 0.0, 0.25] } },
+    { "name": "tube", "shape": { "type": "torus", "major_radius": 0.2, "minor_radius": 0.05 },
+      "motion": { "type": "kinematic", "position": [1.0, 0.0, 0.0] } }],
+  "leite": { "wheels": ["w"], "rocks": ["boulder", "w", "tube"], "stone": { "zeta": 0.0 } }
+}"#;
+    let errors = scenario::parse_str(json, "bad.json")
+        .unwrap_err()
+        .field_errors();
+    let paths: Vec<&str> = errors.iter().map(|e| e.path.as_str()).collect();
+    eprintln!("{errors:#?}");
+    for p in [
+        "leite.rocks[0]",
+        "leite.rocks[1]",
+        "leite.rocks[2]",
+        "leite.stone.zeta",
+    ] {
+        assert!(paths.contains(&p), "{p} not refused: {paths:?}");
+    }
+    assert!(
+        errors[paths.iter().position(|&p| p == "leite.rocks[0]").unwrap()]
+            .message
+            .contains("boulder")
+    );
+}

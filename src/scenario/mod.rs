@@ -169,6 +169,17 @@ impl Scenario {
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)
     }
+
+    /// Indices of the bodies a name stands for: the body itself, or the members of the
+    /// collection (`group`) of that name; empty when neither exists.
+    pub fn members(&self, name: &str) -> Vec<usize> {
+        match self.body_index(name) {
+            Some(i) => vec![i],
+            None => (0..self.bodies.len())
+                .filter(|&i| self.bodies[i].group.as_deref() == Some(name))
+                .collect(),
+        }
+    }
 }
 
 /// The JSON Schema of the scenario format (draft 2020-12), pretty-printed.

@@ -228,18 +228,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         });
     }
     // Expand the pairs of bodies and collections into body pairs, sorted and unique.
-    let members = |name: &str| -> Vec<usize> {
-        match s.body_index(name) {
-            Some(i) => vec![i],
-            None => s
-                .bodies
-                .iter()
-                .enumerate()
-                .filter(|(_, b)| b.group.as_deref() == Some(name))
-                .map(|(i, _)| i)
-                .collect(),
-        }
-    };
+    let members = |name: &str| s.members(name);
     let mut ground_pairs: Vec<usize> = vec![];
     let mut pairs: Vec<(usize, usize)> = vec![];
     for [a, b] in s.bbcc.iter().flat_map(|b| b.pairs.iter()) {

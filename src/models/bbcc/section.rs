@@ -48,14 +48,7 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
 
 /// Members of a pair name: the body itself, or the members of a collection.
 fn members<'a>(s: &'a Scenario, name: &str) -> Vec<&'a Body> {
-    match s.bodies.iter().find(|b| b.name == name) {
-        Some(b) => vec![b],
-        None => s
-            .bodies
-            .iter()
-            .filter(|b| b.group.as_deref() == Some(name))
-            .collect(),
-    }
+    s.members(name).into_iter().map(|i| &s.bodies[i]).collect()
 }
 
 fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {

@@ -170,11 +170,12 @@ impl WheelSoil for Bjh {
         "bjh"
     }
 
-    fn build(&mut self, w: &Frame) {
+    fn build(&mut self, w: &Frame) -> Result<(), crate::cosim::WorldError> {
         let n = w.integer(self.points).clamp(1, 64) as usize;
         if self.rule.nodes.len() != n {
             self.rule = GaussLegendre::new(n);
         }
+        Ok(())
     }
 
     fn step(

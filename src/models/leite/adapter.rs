@@ -1,16 +1,30 @@
 //! Leite's wheel's adapter: its constants as FMI parameters (`leite.*`; the
 //! resolution fixed, the rest tunable), the model as a force element on wheel bodies
 //! (see [`crate::models::wheel::element`]) with the discrete state of Fig. 10 as the
-//! Integer output `<body>.contact_state`.
+//! Integer output `<body>.contact_state`; with rocks (`leite.rocks`), the wheel-rock
+//! contact of section 3.2 on those bodies (`leite.stone.*`).
 
 use super::model::{self, Ground, LeiteState, RigidModel, RigidRegion};
 use super::shape::StressShape;
 use super::soft::{SideMesh, SoftModel, SoftSetup};
+use super::stone::{self, StoneContact, StoneFriction, StoneModel, Stones, MAX_STONES};
 use crate::cosim::model::{Declare, Frame, Model};
 use crate::cosim::variables::{Bounds, Variability, VariableTable};
+use crate::cosim::WorldError;
 use crate::models::bekker::adapter::{declare_soil, soil, SoilVrs};
 use crate::models::wheel::element::{self, WheelSoil};
 use crate::models::wheel::{WheelForces, WheelInput};
+use parry3d_f64::bounding_volume::BoundingVolume;
+use parry3d_f64::shape::{Cylinder, Shape, SharedShape};
+
+/// Value references of the wheel-rock contact's parameters (`leite.stone.*`).
+#[derive(Debug, Clone, Copy)]
+struct StoneVrs {
+    /// k, zeta, impact_velocity_min, k_t, d_t, mu, v_reg, margin
+    reals: [usize; 8],
+    /// friction (Integer)
+    friction: usize,
+}
 
 /// Leite's wheel as a [`WheelSoil`].
 pub struct Leite {
@@ -31,6 +45,30 @@ pub struct Leite {
     shape: StressShape,
     mesh: SideMesh,
     slices: usize,
+    /// The rock bodies (`leite.rocks`, collections expanded; sorted).
+    rock_bodies: Vec<usize>,
+    /// Their convex shapes, built at initialization.
+    rocks: Vec<(usize, SharedShape)>,
+    stone: Option<StoneVrs>,
+}
+
+impl Leite {
+    /// The wheel-rock constants from the current parameter values.
+    fn stone_model(&self, w: &Frame, vrs: &StoneVrs) -> StoneModel {
+        let [k, zeta, impact_velocity_min, k_t, d_t, mu, v_reg, margin] =
+            vrs.reals.map(|vr| w.real(vr));
+        StoneModel {
+            k,
+            zeta,
+            impact_velocity_min,
+            k_t,
+            d_t,
+            mu,
+            friction: StoneFriction::from_code(w.integer(vrs.friction)),
+            v_reg,
+            margin,
+        }
+    }
 }
 
 impl WheelSoil for Leite {
@@ -43,7 +81,8 @@ impl WheelSoil for Leite {
     fn state_output(&self) -> Option<&'static str> {
         Some(
             "discrete contact state (Leite 2010, Fig. 10): 0-3 rigid no contact/contact/rolling/sliding, \
-             4-8 soft no contact/contact/stuck/slip accelerate/slip brake",
+             4-8 soft no contact/contact/stuck/slip accelerate/slip brake, \
+             9-12 stone no collision/collision/rolling/sliding (while a rock is near)",
         )
     }
 
@@ -55,12 +94,105 @@ impl WheelSoil for Leite {
         true
     }
 
-    fn build(&mut self, w: &Frame) {
+    fn build(&mut self, w: &Frame) -> Result<(), WorldError> {
+        self.rocks.clear();
+        for &b in &self.rock_bodies {
+            let body = &w.bodies[b];
+            let name = &body.name;
+            let geometry = crate::cosim::bodies::geometry(
+                &body.spec,
+                &body.shape,
+                &w.values.reals,
+                &w.values.integers,
+                w.meshes,
+            )
+            .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?
+            .ok_or_else(|| {
+                WorldError::Asset(format!("leite.rocks: body '{name}' has no convex shape"))
+            })?;
+            let shape = crate::models::bbcc::shapes::build(&geometry)
+                .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?;
+            self.rocks.push((b, shape));
+        }
         let int = |k: usize| w.integer(self.resolution[k]).max(0) as u32;
         let control = self.control.map(|[u, h]| [w.real(u), w.real(h)]);
         self.slices = int(0).clamp(1, 100) as usize;
         self.shape = StressShape::new(&control, int(2).min(10), int(1).clamp(1, 32) as usize);
         self.mesh = SideMesh::disc(int(3).clamp(1, 64) as usize, int(4).clamp(3, 512) as usize);
+        Ok(())
+    }
+
+    /// Section 3.2: the wheel (a cylinder about its axle) against each rock whose box
+    /// comes within the margin of the wheel's; the contacts' memories kept in the order
+    /// of the rock list, at most [`MAX_STONES`].
+    fn obstacles(
+        &self,
+        w: &mut Frame,
+        wheel: usize,
+        radius: f64,
+        width: f64,
+        state: &mut LeiteState,
+        dt: f64,
+    ) {
+        let Some(vrs) = &self.stone else {
+            return;
+        };
+        let m = self.stone_model(w, vrs);
+        let pose = w.pose_of(wheel);
+        let cylinder = Cylinder::new(0.5 * width, radius);
+        let reach = cylinder.compute_aabb(&pose.iso).loosened(m.margin.max(0.0));
+        let old = state.stones;
+        let mut new = Stones::default();
+        let mut used = 0;
+        for (k, (body, shape)) in self.rocks.iter().enumerate() {
+            let rock_pose = w.pose_of(*body);
+            if !shape.compute_aabb(&rock_pose.iso).intersects(&reach) {
+                continue;
+            }
+            new.near = true;
+            let id = k as u32 + 1;
+            let mut memory = old
+                .contacts
+                .iter()
+                .find(|c| c.rock == id)
+                .copied()
+                .unwrap_or_default();
+            let Some(c) = stone::contact(
+                &m,
+                &cylinder,
+                &pose,
+                shape.as_ref(),
+                &rock_pose,
+                &mut memory,
+                dt,
+            ) else {
+                continue;
+            };
+            if used < MAX_STONES {
+                new.contacts[used] = StoneContact { rock: id, ..memory };
+                used += 1;
+            }
+            let on_wheel = &mut w.loads[wheel];
+            on_wheel.force += c.force;
+            on_wheel.torque += (c.point - pose.iso.translation.vector).cross(&c.force);
+            on_wheel.depth = on_wheel.depth.max(c.depth);
+            on_wheel.in_contact = true;
+            // the rig's implicit step: the penetration grows at -n . (v_hub - v_rock)
+            // at v_z = 0 (the wheel's spin does not change it)
+            let n = c.normal;
+            let mut v = pose.v - rock_pose.velocity_at(&c.point);
+            v.z -= pose.v.z;
+            let o = &mut on_wheel.obstacles;
+            o.k_zz += c.stiffness * n.z * n.z;
+            o.c_zz += c.damping * n.z * n.z;
+            o.f_rate += c.stiffness * n.z * -n.dot(&v);
+            let on_rock = &mut w.loads[*body];
+            on_rock.force -= c.force;
+            on_rock.torque -= (c.point - rock_pose.iso.translation.vector).cross(&c.force);
+            on_rock.depth = on_rock.depth.max(c.depth);
+            on_rock.in_contact = true;
+        }
+        state.stones = new;
     }
 
     fn step(
@@ -360,7 +492,14 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
             ),
         ]
     });
+    let mut rock_bodies: Vec<usize> = l.rocks.iter().flat_map(|n| d.scenario.members(n)).collect();
+    rock_bodies.sort_unstable();
+    rock_bodies.dedup();
+    let stone = (!rock_bodies.is_empty()).then(|| declare_stone(t, &l.stone));
     let model = Leite {
+        rock_bodies,
+        rocks: vec![],
+        stone,
         soil,
         ground,
         regions: l.rigid_regions.clone(),
@@ -377,4 +516,81 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         slices: res.slices.max(1) as usize,
     };
     Some(element::declare(d, model, &l.wheels))
+}
+
+/// The wheel-rock contact's parameters `leite.stone.*` (section 3.2), all tunable.
+fn declare_stone(t: &mut VariableTable, m: &StoneModel) -> StoneVrs {
+    let (pos, nn) = (Bounds::POSITIVE, Bounds::NON_NEGATIVE);
+    let reals = tunables(
+        t,
+        "leite.stone",
+        [
+            (
+                "k",
+                None,
+                m.k,
+                pos,
+                "Hunt-Crossley stiffness k of wheel on rock, N/m^1.5: F_N = k delta^1.5 (1 + d d(delta)/dt) (Leite 2010, section 3.2; Buse 2023 eq. (1))",
+            ),
+            (
+                "zeta",
+                Some("1"),
+                m.zeta,
+                Bounds {
+                    min: Some(0.0),
+                    max: Some(1.0),
+                    positive: true,
+                },
+                "coefficient of restitution: d = 8/5 (1 - zeta)/(zeta v_impact) (Buse 2023 eq. (2))",
+            ),
+            (
+                "impact_velocity_min",
+                Some("m/s"),
+                m.impact_velocity_min,
+                pos,
+                "floor of the impact velocity in the damping",
+            ),
+            (
+                "k_t",
+                Some("N/m"),
+                m.k_t,
+                pos,
+                "tangential stiffness k_T of the compliance on rocks",
+            ),
+            ("d_t", Some("N.s/m"), m.d_t, nn, "tangential damping d_T on rocks"),
+            (
+                "mu",
+                Some("1"),
+                m.mu,
+                nn,
+                "Coulomb friction coefficient of wheel on rock",
+            ),
+            (
+                "v_reg",
+                Some("m/s"),
+                m.v_reg,
+                pos,
+                "velocity scale of the regularized friction: mu F_N tanh(|v_t|/v_reg)",
+            ),
+            (
+                "margin",
+                Some("m"),
+                m.margin,
+                nn,
+                "a rock whose bounding box comes this close to the wheel's puts the wheel in the stone state (9: no collision)",
+            ),
+        ],
+    );
+    let friction = t.integer_parameter(
+        "leite.stone.friction",
+        Variability::Tunable,
+        m.friction.code(),
+        Bounds {
+            min: Some(0.0),
+            max: Some(1.0),
+            positive: false,
+        },
+        "tangential law on rocks: 0 the compliance of section 3.1 (Coulomb with rolling held), 1 regularized Coulomb",
+    );
+    StoneVrs { reals, friction }
 }

@@ -1,11 +1,13 @@
 //! Leite 2010's wheel as one model over two grounds: a rigid surface (section 3.1,
 //! [`super::compliance`]) and soft soil (section 3.3, [`super::soft`]), chosen by what
 //! lies under the wheel's hub: a rigid region of the scenario, or else the model's
-//! default ground. The wheel's discrete state is one of Fig. 10's, as an Integer code:
-//! rigid 0-3, soft 4-8 (the stone states 9-12 are reserved for section 3.2).
+//! default ground. Rocks ([`super::stone`], section 3.2) act besides the ground. The
+//! wheel's discrete state is one of Fig. 10's, as an Integer code: rigid 0-3, soft 4-8,
+//! stone 9-12 (while a rock is near, its state shows).
 
 use super::compliance::{self, Compliance, RigidState, Tangent};
 use super::soft::{self, Soft, SoftSetup, SoftState};
+use super::stone::{Stones, STONE_CODE};
 use crate::models::wheel::{WheelForces, WheelInput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -95,8 +97,8 @@ impl RigidRegion {
     }
 }
 
-/// The state of one wheel (part of the FMU state): both grounds' compliances; the one
-/// not under the wheel rests.
+/// The state of one wheel (part of the FMU state): both grounds' compliances (the one
+/// not under the wheel rests) and the rock contacts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct LeiteState {
     /// The rigid-surface compliance.
@@ -105,12 +107,17 @@ pub struct LeiteState {
     pub soft: Soft,
     /// The wheel is on the rigid ground (else on soft soil).
     pub on_rigid: bool,
+    /// The contacts with rocks (section 3.2).
+    pub stones: Stones,
 }
 
 impl LeiteState {
-    /// The wheel's discrete state as Fig. 10's Integer code (rigid 0-3, soft 4-8).
+    /// The wheel's discrete state as Fig. 10's Integer code (rigid 0-3, soft 4-8, stone
+    /// 9-12: the stone meta-state wins while a rock is near).
     pub fn code(&self) -> i32 {
-        if self.on_rigid {
+        if let Some(c) = self.stones.code() {
+            c
+        } else if self.on_rigid {
             self.rigid.state as i32
         } else {
             self.soft.state as i32
@@ -174,6 +181,7 @@ pub fn forces(
     if on_rigid != state.on_rigid {
         *state = LeiteState {
             on_rigid,
+            stones: state.stones,
             ..Default::default()
         };
     }
@@ -185,7 +193,7 @@ pub fn forces(
 }
 
 /// Every code `<body>.contact_state` can take, with its meaning (Fig. 10).
-pub const STATE_CODES: [(i32, &str); 9] = [
+pub const STATE_CODES: [(i32, &str); 13] = [
     (RigidState::NoContact as i32, "rigid: no contact"),
     (RigidState::Contact as i32, "rigid: contact"),
     (RigidState::Rolling as i32, "rigid: rolling"),
@@ -195,6 +203,10 @@ pub const STATE_CODES: [(i32, &str); 9] = [
     (SoftState::Stuck as i32, "soft: stuck/roll"),
     (SoftState::Accelerating as i32, "soft: slip accelerate"),
     (SoftState::Braking as i32, "soft: slip brake"),
+    (STONE_CODE, "stone: no collision (a rock within the margin)"),
+    (STONE_CODE + RigidState::Contact as i32, "stone: collision"),
+    (STONE_CODE + RigidState::Rolling as i32, "stone: rolling"),
+    (STONE_CODE + RigidState::Sliding as i32, "stone: sliding"),
 ];
 
 #[cfg(test)]
@@ -271,7 +283,7 @@ mod tests {
         assert!(f.normal > 0.0 && f.tangential.is_finite());
         assert_eq!(
             STATE_CODES.iter().map(|c| c.0).collect::<Vec<_>>(),
-            (0..9).collect::<Vec<_>>()
+            (0..13).collect::<Vec<_>>()
         );
     }
 }

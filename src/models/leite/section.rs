@@ -5,9 +5,10 @@
 use super::model::{Ground, RigidModel, RigidRegion};
 use super::shape::DEFAULT_CONTROL;
 use super::soft::SoftModel;
+use super::stone::StoneModel;
 use crate::models::bekker::section::check_soil;
 use crate::models::bekker::BekkerSoil;
-use crate::scenario::{Checker, RigSoilModel, Scenario};
+use crate::scenario::{Checker, RigSoilModel, Scenario, Shape};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -40,6 +41,15 @@ pub struct LeiteSettings {
     /// Kinematic bodies with a `wheel` shape the model acts on as a force element.
     #[serde(default)]
     pub wheels: Vec<String>,
+    /// Rocks the wheels meet (section 3.2): bodies or collections (`group`) with a
+    /// convex shape (a generated rock's hull, convex_mesh, cuboid, sphere, cylinder,
+    /// compound, cuboid_grid), fixed, kinematic or free (free rocks are pushed back).
+    #[serde(default)]
+    pub rocks: Vec<String>,
+    /// The wheel-rock contact (section 3.2; FMI parameters `leite.stone.*`, declared
+    /// when there are rocks).
+    #[serde(default)]
+    pub stone: StoneModel,
 }
 
 /// The soft-soil model's resolution (Leite 2010, Fig. 7-9).
@@ -123,6 +133,7 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
     ] {
         c.non_negative(&p(name), v);
     }
+    check_rocks(c, s, l);
     let d = &l.discretization;
     let p = |f: &str| format!("leite.discretization.{f}");
     for (name, v, lo, hi) in [
@@ -153,4 +164,56 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
         c.non_negative(&format!("{pi}[1]"), q[1]);
     }
     check_soil(c, s, "leite", &l.soil, &l.wheels, RigSoilModel::Leite);
+}
+
+/// The rocks name bodies with convex shapes that are not the model's wheels; the
+/// wheel-rock constants are physical.
+fn check_rocks(c: &mut Checker, s: &Scenario, l: &LeiteSettings) {
+    for (i, name) in l.rocks.iter().enumerate() {
+        let p = format!("leite.rocks[{i}]");
+        let members = s.members(name);
+        if members.is_empty() {
+            c.err(
+                p,
+                format!(
+                    "no body or collection named '{}'",
+                    crate::scenario::shown(name)
+                ),
+            );
+            continue;
+        }
+        for b in members {
+            let body = &s.bodies[b];
+            if l.wheels.contains(&body.name) {
+                c.err(
+                    &p,
+                    format!(
+                        "'{}' is one of leite.wheels: a wheel cannot be its own rock",
+                        body.name
+                    ),
+                );
+            } else if matches!(
+                body.shape,
+                Shape::Wheel { .. } | Shape::Mesh { .. } | Shape::Torus { .. }
+            ) {
+                c.err(&p, format!("'{}' has no convex shape: rocks need a generated rock, convex_mesh, cuboid, sphere, cylinder, grouser_wheel, compound or cuboid_grid", body.name));
+            }
+        }
+    }
+    let m = &l.stone;
+    let p = |f: &str| format!("leite.stone.{f}");
+    c.positive(&p("k"), m.k);
+    if c.finite(&p("zeta"), m.zeta) && !(m.zeta > 0.0 && m.zeta <= 1.0) {
+        c.err(p("zeta"), format!("must be within (0, 1], got {}", m.zeta));
+    }
+    for (name, v) in [
+        ("impact_velocity_min", m.impact_velocity_min),
+        ("k_t", m.k_t),
+        ("v_reg", m.v_reg),
+    ] {
+        c.positive(&p(name), v);
+    }
+    for (name, v) in [("d_t", m.d_t), ("mu", m.mu), ("margin", m.margin)] {
+        c.non_negative(&p(name), v);
+    }
 }

@@ -357,13 +357,14 @@ impl Model for Rig {
         let hub = Vector3::new(rig.x, 0.0, rig.z);
         let n = w.surface.disc_contact(&hub, w.real(self.vrs.radius)).normal;
         let slope = single_wheel::surface_slope(&n);
-        rig.step(
+        rig.step_over(
             &drive,
             load.force.x,
             load.force.z,
             load.k_zz,
             load.c_zz,
             slope,
+            &load.obstacles,
             dt,
         );
         self.sync_body(w);

@@ -9,6 +9,7 @@ pub mod adapter;
 pub mod section;
 pub mod single_wheel;
 
+use crate::cosim::model::ObstacleRates;
 use serde::{Deserialize, Serialize};
 
 /// How the carriage moves along x.
@@ -84,14 +85,43 @@ impl RigState {
         slope: f64,
         dt: f64,
     ) {
+        self.step_over(d, fx, fz, k_zz, c_zz, slope, &ObstacleRates::default(), dt);
+    }
+
+    /// [`RigState::step`] with contacts on other bodies besides the soil (rocks): their
+    /// stiffness and damping join the implicit step, and the rate at which their force
+    /// grows from the horizontal motion, `o.f_rate`, takes the place of
+    /// `k_zz slope vx` for them:
+    /// `m (v' - v) = dt (F_z - k_zz dt (v' - slope vx') - c_zz (v' - v)
+    ///  + dt (o.f_rate - o.k_zz v') - o.c_zz (v' - v) - m g)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn step_over(
+        &mut self,
+        d: &RigDrive,
+        fx: f64,
+        fz: f64,
+        k_zz: f64,
+        c_zz: f64,
+        slope: f64,
+        o: &ObstacleRates,
+        dt: f64,
+    ) {
         match d.mode {
             RigMode::SlipControlled => self.vx = d.vx,
             RigMode::ForceControlled => self.vx += dt * (fx - d.drawbar_force) / d.load_mass,
         }
         let m = d.load_mass;
         let rise = slope * self.vx;
-        self.vz = (m * self.vz + dt * (fz - m * d.g) + dt * c_zz * self.vz + dt * dt * k_zz * rise)
-            / (m + dt * c_zz + dt * dt * k_zz);
+        self.vz = if *o == ObstacleRates::default() {
+            (m * self.vz + dt * (fz - m * d.g) + dt * c_zz * self.vz + dt * dt * k_zz * rise)
+                / (m + dt * c_zz + dt * dt * k_zz)
+        } else {
+            (m * self.vz
+                + dt * (fz - m * d.g)
+                + dt * (c_zz + o.c_zz) * self.vz
+                + dt * dt * (k_zz * rise + o.f_rate))
+                / (m + dt * (c_zz + o.c_zz) + dt * dt * (k_zz + o.k_zz))
+        };
         self.x += dt * self.vx;
         self.z += dt * self.vz;
         self.angle += dt * d.omega;

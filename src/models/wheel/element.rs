@@ -47,7 +47,9 @@ pub trait WheelSoil: Send + Sync + 'static {
 
     /// Prepares what depends on fixed parameters (fmi2ExitInitializationMode and
     /// instantiation).
-    fn build(&mut self, _w: &Frame) {}
+    fn build(&mut self, _w: &Frame) -> Result<(), WorldError> {
+        Ok(())
+    }
 
     /// Forces on a wheel of `radius` and `width` (m) at `input`, from the model's
     /// parameters' current values in `w`; advances `state` by `dt` (s; 0: evaluate
@@ -61,6 +63,21 @@ pub trait WheelSoil: Send + Sync + 'static {
         input: &WheelInput,
         dt: f64,
     ) -> WheelForces;
+
+    /// Contacts of wheel body `wheel` with other bodies of the world (Leite's rocks),
+    /// besides the ground: adds their wrenches to `w.loads` (the wheel's and the other
+    /// bodies') and keeps their memory in `state`, advanced by `dt` (s; 0: evaluate
+    /// only, on a copy). Called after [`WheelSoil::step`]; default: none.
+    fn obstacles(
+        &self,
+        _w: &mut Frame,
+        _wheel: usize,
+        _radius: f64,
+        _width: f64,
+        _state: &mut Self::State,
+        _dt: f64,
+    ) {
+    }
 }
 
 /// Outputs of one wheel: `<body>.sinkage`, `.slip`, `.Fn`, `.Ft`, and where the model
@@ -166,7 +183,7 @@ impl<S: WheelSoil> Model for WheelElement<S> {
     }
 
     fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {
-        self.soil.build(w);
+        self.soil.build(w)?;
         self.states.fill(S::State::default());
         Ok(())
     }
@@ -180,6 +197,7 @@ impl<S: WheelSoil> Model for WheelElement<S> {
             // dt = 0 evaluates on a copy: the states stay as they are.
             let mut state = self.states[k];
             let f = self.soil.step(w, radius, width, &mut state, &geo.input, dt);
+            self.soil.obstacles(w, b, radius, width, &mut state, dt);
             if dt > 0.0 {
                 self.states[k] = state;
             }
