@@ -13,7 +13,10 @@
 //! - `bekker_rig_fmi_step`, `leite_rig_fmi_step`: one communication step of the
 //!   packaged `bekker_single_wheel` / `leite_single_wheel` FMU through the FMI C API:
 //!   fmi2SetReal of the inputs, fmi2DoStep of 1 ms (one sub-step), fmi2GetReal of the
-//!   outputs.
+//!   outputs;
+//! - `leite_rock_rig_fmi_step`: the same with `leite_rock`'s wheel standing on the
+//!   generated rock (driven onto it for 11 s, then held): the wheel-rock contact
+//!   (GJK/EPA of the cylinder against the rock's hull) on top of the model.
 
 use contact_fmu::models::bekker::{bjh, pure, BekkerModel, BekkerSoil, BjhModel};
 use contact_fmu::models::leite::shape::StressShape;
@@ -122,18 +125,32 @@ fn wheel_steps(c: &mut Criterion) {
 }
 
 fn rig_fmi_step(c: &mut Criterion) {
-    rig_fmi(c, "bekker_single_wheel", "bekker_rig_fmi_step", [1.0, 0.2]);
+    rig_fmi(
+        c,
+        "bekker_single_wheel",
+        "bekker_rig_fmi_step",
+        [1.0, 0.2],
+        2000,
+    );
     rig_fmi(
         c,
         "leite_single_wheel",
         "leite_rig_fmi_step",
         [0.0617, 0.0108],
+        2000,
+    );
+    rig_fmi(
+        c,
+        "leite_rock",
+        "leite_rock_rig_fmi_step",
+        [0.0, 0.0],
+        11000,
     );
 }
 
 /// One communication step of the packaged `example` at `rig.omega`, `rig.vx` =
-/// `drive`, after 2 s of settling.
-fn rig_fmi(c: &mut Criterion, example: &str, name: &str, drive: [f64; 2]) {
+/// `drive`, after `settle` steps of 1 ms at the example's own drive.
+fn rig_fmi(c: &mut Criterion, example: &str, name: &str, drive: [f64; 2], settle: usize) {
     let dir = tempfile::tempdir().unwrap();
     let runtime = packager::find_runtime(None).expect("runtime cdylib built with the benchmarks");
     let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{example}.json"));
@@ -160,7 +177,7 @@ fn rig_fmi(c: &mut Criterion, example: &str, name: &str, drive: [f64; 2]) {
     Common::exit_initialization_mode(&mut inst).unwrap();
     let (mut t, h) = (0.0, 1e-3);
     // settle into the soil first
-    for _ in 0..2000 {
+    for _ in 0..settle {
         CoSimulation::do_step(&inst, t, h, true).unwrap();
         t += h;
     }

@@ -187,7 +187,7 @@ pub fn deepest_contact(
 /// middle of the line towards an end as the cylinder tilts (and rocking meets a
 /// restoring moment, as under a real line contact); for an end contact the centre of
 /// the deepest end disc's rim region. Returned at the deepest point's level.
-fn cylinder_feature(
+pub(crate) fn cylinder_feature(
     iso: &Isometry3<f64>,
     radius: f64,
     half_height: f64,

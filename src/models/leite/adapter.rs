@@ -5,6 +5,7 @@
 //! contact of section 3.2 on those bodies (`leite.stone.*`).
 
 use super::model::{self, Ground, LeiteState, RigidModel, RigidRegion};
+use super::rock::{HullSupport, Rock, Workspace};
 use super::shape::StressShape;
 use super::soft::{SideMesh, SoftModel, SoftSetup};
 use super::stone::{self, StoneContact, StoneFriction, StoneModel, Stones, MAX_STONES};
@@ -15,7 +16,7 @@ use crate::models::bekker::adapter::{declare_soil, soil, SoilVrs};
 use crate::models::wheel::element::{self, WheelSoil};
 use crate::models::wheel::{WheelForces, WheelInput};
 use parry3d_f64::bounding_volume::BoundingVolume;
-use parry3d_f64::shape::{Cylinder, Shape, SharedShape};
+use parry3d_f64::shape::{Cylinder, Shape};
 
 /// Value references of the wheel-rock contact's parameters (`leite.stone.*`).
 #[derive(Debug, Clone, Copy)]
@@ -48,8 +49,10 @@ pub struct Leite {
     /// The rock bodies (`leite.rocks`, collections expanded; sorted).
     rock_bodies: Vec<usize>,
     /// Their convex shapes, built at initialization.
-    rocks: Vec<(usize, SharedShape)>,
+    rocks: Vec<(usize, Rock)>,
     stone: Option<StoneVrs>,
+    /// The penetration query's buffers (no allocation per step).
+    workspace: std::sync::Mutex<Workspace>,
 }
 
 impl Leite {
@@ -112,7 +115,13 @@ impl WheelSoil for Leite {
             })?;
             let shape = crate::models::bbcc::shapes::build(&geometry)
                 .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?;
-            self.rocks.push((b, shape));
+            let rock = match &geometry {
+                crate::models::bbcc::shapes::Geometry::Hull { points } => {
+                    HullSupport::new(points).map_or(Rock::Shape(shape), Rock::Hull)
+                }
+                _ => Rock::Shape(shape),
+            };
+            self.rocks.push((b, rock));
         }
         let int = |k: usize| w.integer(self.resolution[k]).max(0) as u32;
         let control = self.control.map(|[u, h]| [w.real(u), w.real(h)]);
@@ -144,9 +153,13 @@ impl WheelSoil for Leite {
         let old = state.stones;
         let mut new = Stones::default();
         let mut used = 0;
-        for (k, (body, shape)) in self.rocks.iter().enumerate() {
+        let mut ws = self
+            .workspace
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (k, (body, rock)) in self.rocks.iter().enumerate() {
             let rock_pose = w.pose_of(*body);
-            if !shape.compute_aabb(&rock_pose.iso).intersects(&reach) {
+            if !rock.aabb(&rock_pose.iso).intersects(&reach) {
                 continue;
             }
             new.near = true;
@@ -161,9 +174,10 @@ impl WheelSoil for Leite {
                 &m,
                 &cylinder,
                 &pose,
-                shape.as_ref(),
+                rock,
                 &rock_pose,
                 &mut memory,
+                &mut ws,
                 dt,
             ) else {
                 continue;
@@ -500,6 +514,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         rock_bodies,
         rocks: vec![],
         stone,
+        workspace: Default::default(),
         soil,
         ground,
         regions: l.rigid_regions.clone(),

@@ -8,6 +8,7 @@
 pub mod adapter;
 pub mod compliance;
 pub mod model;
+pub mod rock;
 pub mod section;
 pub mod shape;
 pub mod soft;

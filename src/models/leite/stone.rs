@@ -15,10 +15,11 @@
 //!   the proximity margin but not touching), collision, rolling, sliding.
 
 use super::compliance::{self, Compliance, RigidState, Tangent};
-use crate::models::bbcc::pair::{deepest_contact, BodyPose};
+use super::rock::{Rock, Workspace};
+use crate::models::bbcc::pair::BodyPose;
 use crate::models::bbcc::{friction, hunt_crossley};
 use nalgebra::Vector3;
-use parry3d_f64::shape::{Cylinder, Shape};
+use parry3d_f64::shape::Cylinder;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -183,18 +184,19 @@ pub struct StoneWrench {
 /// The contact of the wheel (`wheel`, a cylinder about body y, at `wheel_pose`) with
 /// the rock `rock` at `rock_pose`, or None when they do not intersect (Leite 2010,
 /// section 3.2). `memory` is the contact's memory from the last step (default for a
-/// new contact); it is advanced by `dt` (s).
+/// new contact); it is advanced by `dt` (s). `ws`: the query's buffers.
 pub fn contact(
     m: &StoneModel,
     wheel: &Cylinder,
     wheel_pose: &BodyPose,
-    rock: &dyn Shape,
+    rock: &Rock,
     rock_pose: &BodyPose,
     memory: &mut StoneContact,
+    ws: &mut Workspace,
     dt: f64,
 ) -> Option<StoneWrench> {
     // Fig. 5: the deepest points p_m (wheel) and p_s (rock) and the normal c_n
-    let (depth, n, p) = deepest_contact(wheel, &wheel_pose.iso, rock, &rock_pose.iso)?;
+    let (depth, n, p) = rock.contact(wheel, &wheel_pose.iso, &rock_pose.iso, ws)?;
     let out = -n; // out of the rock, towards the wheel
                   // the wheel's contact point relative to the rock's
     let v_rel = wheel_pose.velocity_at(&p) - rock_pose.velocity_at(&p);
@@ -277,7 +279,7 @@ pub fn contact(
 mod tests {
     use super::*;
     use nalgebra::{Isometry3, UnitQuaternion};
-    use parry3d_f64::shape::Cuboid;
+    use parry3d_f64::shape::SharedShape;
 
     fn at(x: f64, z: f64, v: [f64; 3], w: [f64; 3]) -> BodyPose {
         BodyPose {
@@ -288,9 +290,9 @@ mod tests {
     }
 
     /// A flat-topped rock (a 1 m cube, top at z = 0) under a wheel of radius 0.25 m.
-    fn rock() -> (Cuboid, BodyPose) {
+    fn rock() -> (Rock, BodyPose) {
         (
-            Cuboid::new(Vector3::new(0.5, 0.5, 0.5)),
+            Rock::Shape(SharedShape::cuboid(0.5, 0.5, 0.5)),
             at(0.0, -0.5, [0.0; 3], [0.0; 3]),
         )
     }
@@ -312,6 +314,7 @@ mod tests {
             &r,
             &rp,
             &mut mem,
+            &mut Workspace::default(),
             1e-3,
         )
         .unwrap();
@@ -334,6 +337,7 @@ mod tests {
             &r,
             &rp,
             &mut apart,
+            &mut Workspace::default(),
             1e-3
         )
         .is_none());
@@ -352,13 +356,43 @@ mod tests {
         let spin = at(0.0, 0.25 - delta, [0.0; 3], [0.0, 0.2, 0.0]); // rim at -0.05 m/s in x
         let m = StoneModel::default();
         let mut mem = StoneContact::default();
-        let first = contact(&m, &wheel, &spin, &r, &rp, &mut mem, 1e-4).unwrap();
+        let first = contact(
+            &m,
+            &wheel,
+            &spin,
+            &r,
+            &rp,
+            &mut mem,
+            &mut Workspace::default(),
+            1e-4,
+        )
+        .unwrap();
         assert_eq!(mem.tangent.state, RigidState::Rolling);
         assert!(first.force.x > 0.0 && first.force.x < m.mu * first.normal_force);
         for _ in 0..100 {
-            contact(&m, &wheel, &spin, &r, &rp, &mut mem, 1e-3).unwrap();
+            contact(
+                &m,
+                &wheel,
+                &spin,
+                &r,
+                &rp,
+                &mut mem,
+                &mut Workspace::default(),
+                1e-3,
+            )
+            .unwrap();
         }
-        let slid = contact(&m, &wheel, &spin, &r, &rp, &mut mem, 1e-3).unwrap();
+        let slid = contact(
+            &m,
+            &wheel,
+            &spin,
+            &r,
+            &rp,
+            &mut mem,
+            &mut Workspace::default(),
+            1e-3,
+        )
+        .unwrap();
         assert_eq!(mem.tangent.state, RigidState::Sliding);
         assert!((slid.force.x - m.mu * slid.normal_force).abs() < 1e-9 * slid.normal_force);
         assert!(slid.force.y.abs() < 1e-9);
@@ -367,7 +401,17 @@ mod tests {
             ..m
         };
         let mut mem = StoneContact::default();
-        let c = contact(&reg, &wheel, &spin, &r, &rp, &mut mem, 1e-3).unwrap();
+        let c = contact(
+            &reg,
+            &wheel,
+            &spin,
+            &r,
+            &rp,
+            &mut mem,
+            &mut Workspace::default(),
+            1e-3,
+        )
+        .unwrap();
         let rim_speed = 0.2 * (0.25 - delta - c.point.z); // the contact point's lever
         let expect = reg.mu * c.normal_force * (rim_speed / reg.v_reg).tanh();
         assert!((c.force.x - expect).abs() < 1e-9 * expect);
@@ -376,7 +420,17 @@ mod tests {
         // with the impact velocity remembered)
         let mut mem = StoneContact::default();
         let falling = at(0.0, 0.25 - delta, [0.0, 0.0, -0.1], [0.0; 3]);
-        let c = contact(&m, &wheel, &falling, &r, &rp, &mut mem, 1e-3).unwrap();
+        let c = contact(
+            &m,
+            &wheel,
+            &falling,
+            &r,
+            &rp,
+            &mut mem,
+            &mut Workspace::default(),
+            1e-3,
+        )
+        .unwrap();
         let d = hunt_crossley::damping(m.zeta, 0.1);
         let expect = m.k * delta.powf(1.5) * (1.0 + d * 0.1);
         assert!((c.normal_force - expect).abs() < 1e-9 * expect, "{c:?}");
@@ -391,7 +445,7 @@ mod tests {
         let m = StoneModel::default();
         let wheel = Cylinder::new(0.1, 0.25);
         // a 0.3 m step: a cube whose face is at x = 0.5, its top at z = 0.3
-        let step = Cuboid::new(Vector3::new(0.5, 0.5, 0.5));
+        let step = Rock::Shape(SharedShape::cuboid(0.5, 0.5, 0.5));
         let sp = BodyPose {
             iso: Isometry3::from_parts(
                 nalgebra::Translation3::new(1.0, 0.0, -0.2),
@@ -403,7 +457,17 @@ mod tests {
         // hub at height 0.25 (resting on the ground), rim 1 mm into the face
         let wheel_pose = at(0.5 - 0.25 + 1e-3, 0.25, [0.05, 0.0, 0.0], [0.0, 2.0, 0.0]);
         let mut mem = StoneContact::default();
-        let c = contact(&m, &wheel, &wheel_pose, &step, &sp, &mut mem, 1e-3).unwrap();
+        let c = contact(
+            &m,
+            &wheel,
+            &wheel_pose,
+            &step,
+            &sp,
+            &mut mem,
+            &mut Workspace::default(),
+            1e-3,
+        )
+        .unwrap();
         eprintln!("{c:?}");
         assert!(c.normal.x < -0.99, "{c:?}");
         assert!(c.force.x < 0.0, "pushed back");
