@@ -345,3 +345,105 @@ fn bad_rocks_are_refused_with_their_paths() {
             .contains("boulder")
     );
 }
+
+/// The discrete states of Fig. 10 that the driving tests above do not pass through:
+/// the rig's wheel dropped 5 cm onto the rigid ground (no contact 0, then rolling 2 at
+/// rest), onto soft soil (no contact 4, stuck 6) and 10 cm onto a rock block (a rock
+/// near 9, rolling on it 11); and a kinematic wheel 1 mm deep rising at 1 m/s, which
+/// penetrates without load (the damping outweighs the spring, the force is clipped at
+/// zero): contact on the rigid ground (1), on soft soil (5) and on a rock (10). With
+/// the states 3, 7, 8 and 12 of the tests above, every code 0-12 is reached.
+#[test]
+fn every_state_of_fig_10_is_reached() {
+    let world = |json: &str| {
+        let s = scenario::parse_str(json, "states.json").unwrap();
+        let mut w = World::new(&s, None).unwrap();
+        w.enter_initialization();
+        w.exit_initialization().unwrap();
+        w
+    };
+    let block = r#"{ "name": "block", "shape": { "type": "cuboid", "size": [0.6, 0.4, 0.1] },
+     "motion": { "type": "kinematic", "position": [0.0, 0.0, 0.05] } }"#;
+    let rig = |ground: &str, rocks: bool, z: f64| {
+        format!(
+            r#"{{ "name": "leite drop", "model_identifier": "leite_drop",
+  "default_experiment": {{ "start_time": 0.0, "stop_time": 1.0, "step_size": 0.01 }},
+  "model_step": 0.001,
+  "terrain": {{ "surface": {{ "type": "flat", "height": 0.0 }} }},
+  "bodies": [{}],
+  "leite": {{ "ground": "{ground}", "rocks": [{}] }},
+  "rig": {{ "mode": 1, "load_mass": 20.387359836901123, "g": 9.81, "radius": 0.25, "width": 0.2,
+     "position": [0.0, {z}], "omega": 0.0, "vx": 0.0, "drawbar_force": 0.0, "soil_model": "leite" }} }}"#,
+            if rocks { block } else { "" },
+            if rocks { "\"block\"" } else { "" }
+        )
+    };
+    let rising = |ground: &str, rocks: bool| {
+        let z = if rocks { 0.349 } else { 0.249 };
+        format!(
+            r#"{{ "name": "leite rising", "model_identifier": "leite_rising",
+  "default_experiment": {{ "start_time": 0.0, "stop_time": 1.0, "step_size": 0.01 }},
+  "model_step": 0.001,
+  "terrain": {{ "surface": {{ "type": "flat", "height": 0.0 }} }},
+  "bodies": [{}{}{{ "name": "wheel", "shape": {{ "type": "wheel", "radius": 0.25, "width": 0.2 }},
+     "motion": {{ "type": "kinematic", "position": [0.0, 0.0, {z}], "velocity": [0.0, 0.0, 1.0] }} }}],
+  "leite": {{ "ground": "{ground}", "wheels": ["wheel"], "rocks": [{}] }} }}"#,
+            if rocks { block } else { "" },
+            if rocks { "," } else { "" },
+            if rocks { "\"block\"" } else { "" }
+        )
+    };
+    let states = |json: String, steps: usize| {
+        let mut w = world(&json);
+        let mut seen = vec![];
+        for _ in 0..steps {
+            w.do_step(0.001).unwrap();
+            let c = world_get(&mut w, "wheel.contact_state") as i32;
+            if seen.last() != Some(&c) {
+                seen.push(c);
+            }
+        }
+        seen
+    };
+    let cases: [(&str, Vec<i32>, Vec<i32>); 6] = [
+        (
+            "dropped on rigid ground",
+            states(rig("rigid", false, 0.3), 2000),
+            vec![0, 2],
+        ),
+        (
+            "dropped on soft soil",
+            states(rig("soft", false, 0.3), 2000),
+            vec![4, 6],
+        ),
+        (
+            "dropped on a rock",
+            states(rig("soft", true, 0.4), 2000),
+            vec![9, 11],
+        ),
+        (
+            "rising from rigid ground",
+            states(rising("rigid", false), 1),
+            vec![1],
+        ),
+        (
+            "rising from soft soil",
+            states(rising("soft", false), 1),
+            vec![5],
+        ),
+        (
+            "rising from a rock",
+            states(rising("soft", true), 1),
+            vec![10],
+        ),
+    ];
+    for (what, seen, expected) in cases {
+        eprintln!("{what}: states {seen:?}");
+        for c in expected {
+            assert!(
+                seen.contains(&c),
+                "{what}: state {c} not reached in {seen:?}"
+            );
+        }
+    }
+}
