@@ -114,6 +114,22 @@ impl Frame<'_> {
         self.table.name_of(ty, vr)
     }
 
+    /// The resolved geometry of body `b` from the current parameter values (sizes,
+    /// mesh vertices); None for the shapes that have none (wheel, mesh, torus).
+    pub fn body_geometry(
+        &self,
+        b: usize,
+    ) -> Result<Option<crate::models::bbcc::shapes::Geometry>, String> {
+        let body = &self.bodies[b];
+        super::bodies::geometry(
+            &body.spec,
+            &body.shape,
+            &self.values.reals,
+            &self.values.integers,
+            self.meshes,
+        )
+    }
+
     /// Pose and velocities of body `b`.
     pub fn pose_of(&self, b: usize) -> BodyMotion {
         pose_of(self.bodies, self.states, self.values, b)

@@ -383,15 +383,10 @@ impl Bbcc {
                 continue;
             }
             let name = &body.name;
-            let geometry = crate::cosim::bodies::geometry(
-                &body.spec,
-                &body.shape,
-                &w.values.reals,
-                &w.values.integers,
-                w.meshes,
-            )
-            .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
-            .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
+            let geometry = w
+                .body_geometry(b)
+                .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
+                .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
             let shape = crate::models::bbcc::shapes::build(&geometry)
                 .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
             self.auto_length[b] = crate::models::bbcc::shapes::longest_edge(&shape);

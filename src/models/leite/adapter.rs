@@ -100,19 +100,13 @@ impl WheelSoil for Leite {
     fn build(&mut self, w: &Frame) -> Result<(), WorldError> {
         self.rocks.clear();
         for &b in &self.rock_bodies {
-            let body = &w.bodies[b];
-            let name = &body.name;
-            let geometry = crate::cosim::bodies::geometry(
-                &body.spec,
-                &body.shape,
-                &w.values.reals,
-                &w.values.integers,
-                w.meshes,
-            )
-            .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?
-            .ok_or_else(|| {
-                WorldError::Asset(format!("leite.rocks: body '{name}' has no convex shape"))
-            })?;
+            let name = &w.bodies[b].name;
+            let geometry = w
+                .body_geometry(b)
+                .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?
+                .ok_or_else(|| {
+                    WorldError::Asset(format!("leite.rocks: body '{name}' has no convex shape"))
+                })?;
             let shape = crate::models::bbcc::shapes::build(&geometry)
                 .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?;
             let rock = match &geometry {

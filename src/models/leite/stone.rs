@@ -356,43 +356,26 @@ mod tests {
         let spin = at(0.0, 0.25 - delta, [0.0; 3], [0.0, 0.2, 0.0]); // rim at -0.05 m/s in x
         let m = StoneModel::default();
         let mut mem = StoneContact::default();
-        let first = contact(
-            &m,
-            &wheel,
-            &spin,
-            &r,
-            &rp,
-            &mut mem,
-            &mut Workspace::default(),
-            1e-4,
-        )
-        .unwrap();
-        assert_eq!(mem.tangent.state, RigidState::Rolling);
-        assert!(first.force.x > 0.0 && first.force.x < m.mu * first.normal_force);
-        for _ in 0..100 {
+        let at_spin = |m: &StoneModel, mem: &mut StoneContact, dt: f64| {
             contact(
-                &m,
+                m,
                 &wheel,
                 &spin,
                 &r,
                 &rp,
-                &mut mem,
+                mem,
                 &mut Workspace::default(),
-                1e-3,
+                dt,
             )
-            .unwrap();
+            .unwrap()
+        };
+        let first = at_spin(&m, &mut mem, 1e-4);
+        assert_eq!(mem.tangent.state, RigidState::Rolling);
+        assert!(first.force.x > 0.0 && first.force.x < m.mu * first.normal_force);
+        for _ in 0..100 {
+            at_spin(&m, &mut mem, 1e-3);
         }
-        let slid = contact(
-            &m,
-            &wheel,
-            &spin,
-            &r,
-            &rp,
-            &mut mem,
-            &mut Workspace::default(),
-            1e-3,
-        )
-        .unwrap();
+        let slid = at_spin(&m, &mut mem, 1e-3);
         assert_eq!(mem.tangent.state, RigidState::Sliding);
         assert!((slid.force.x - m.mu * slid.normal_force).abs() < 1e-9 * slid.normal_force);
         assert!(slid.force.y.abs() < 1e-9);
@@ -401,17 +384,7 @@ mod tests {
             ..m
         };
         let mut mem = StoneContact::default();
-        let c = contact(
-            &reg,
-            &wheel,
-            &spin,
-            &r,
-            &rp,
-            &mut mem,
-            &mut Workspace::default(),
-            1e-3,
-        )
-        .unwrap();
+        let c = at_spin(&reg, &mut mem, 1e-3);
         let rim_speed = 0.2 * (0.25 - delta - c.point.z); // the contact point's lever
         let expect = reg.mu * c.normal_force * (rim_speed / reg.v_reg).tanh();
         assert!((c.force.x - expect).abs() < 1e-9 * expect);

@@ -357,7 +357,7 @@ impl Model for Rig {
         let hub = Vector3::new(rig.x, 0.0, rig.z);
         let n = w.surface.disc_contact(&hub, w.real(self.vrs.radius)).normal;
         let slope = single_wheel::surface_slope(&n);
-        rig.step_over(
+        rig.step(
             &drive,
             load.force.x,
             load.force.z,

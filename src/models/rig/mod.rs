@@ -74,28 +74,15 @@ impl RigState {
     /// `m (v' - v) = dt (F_z - k_zz dt (v' - slope vx') - c_zz (v' - v) - m g)`.
     /// (Linearizing in `v'` alone lets a wheel climbing a ramp at a steady speed
     /// report `F_z = m g + k_zz dt slope vx`: 12 N too much on TerRA's 8 degree ramp.)
-    #[allow(clippy::too_many_arguments)]
-    pub fn step(
-        &mut self,
-        d: &RigDrive,
-        fx: f64,
-        fz: f64,
-        k_zz: f64,
-        c_zz: f64,
-        slope: f64,
-        dt: f64,
-    ) {
-        self.step_over(d, fx, fz, k_zz, c_zz, slope, &ObstacleRates::default(), dt);
-    }
-
-    /// [`RigState::step`] with contacts on other bodies besides the soil (rocks): their
+    ///
+    /// Contacts on other bodies besides the soil (rocks, `o`; default: none): their
     /// stiffness and damping join the implicit step, and the rate at which their force
     /// grows from the horizontal motion, `o.f_rate`, takes the place of
     /// `k_zz slope vx` for them:
     /// `m (v' - v) = dt (F_z - k_zz dt (v' - slope vx') - c_zz (v' - v)
     ///  + dt (o.f_rate - o.k_zz v') - o.c_zz (v' - v) - m g)`.
     #[allow(clippy::too_many_arguments)]
-    pub fn step_over(
+    pub fn step(
         &mut self,
         d: &RigDrive,
         fx: f64,
@@ -112,16 +99,13 @@ impl RigState {
         }
         let m = d.load_mass;
         let rise = slope * self.vx;
-        self.vz = if *o == ObstacleRates::default() {
-            (m * self.vz + dt * (fz - m * d.g) + dt * c_zz * self.vz + dt * dt * k_zz * rise)
-                / (m + dt * c_zz + dt * dt * k_zz)
-        } else {
-            (m * self.vz
-                + dt * (fz - m * d.g)
-                + dt * (c_zz + o.c_zz) * self.vz
-                + dt * dt * (k_zz * rise + o.f_rate))
-                / (m + dt * (c_zz + o.c_zz) + dt * dt * (k_zz + o.k_zz))
-        };
+        // the obstacles' terms last: without obstacles they add +0 to each sum
+        self.vz = (m * self.vz
+            + dt * (fz - m * d.g)
+            + dt * c_zz * self.vz
+            + dt * dt * k_zz * rise
+            + dt * (o.c_zz * self.vz + dt * o.f_rate))
+            / (m + dt * c_zz + dt * dt * k_zz + dt * (o.c_zz + dt * o.k_zz));
         self.x += dt * self.vx;
         self.z += dt * self.vz;
         self.angle += dt * d.omega;
@@ -154,7 +138,7 @@ mod tests {
             ..drive()
         };
         for _ in 0..1000 {
-            s.step(&d, 0.0, 0.0, 0.0, 0.0, 0.0, 1e-3);
+            s.step(&d, 0.0, 0.0, 0.0, 0.0, 0.0, &ObstacleRates::default(), 1e-3);
         }
         assert!((s.vz + 9.81).abs() < 1e-9);
         assert!((s.vx + 0.5).abs() < 1e-9);
@@ -168,7 +152,7 @@ mod tests {
         let d = drive();
         for _ in 0..2000 {
             let fz = -k * s.z;
-            s.step(&d, 0.0, fz, k, 0.0, 0.0, 1e-3);
+            s.step(&d, 0.0, fz, k, 0.0, 0.0, &ObstacleRates::default(), 1e-3);
         }
         let rest = -10.0 * 9.81 / k;
         assert!((s.z - rest).abs() < 1e-3 * rest.abs(), "{} vs {rest}", s.z);

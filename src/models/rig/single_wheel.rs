@@ -83,6 +83,7 @@ pub fn step(
         out.normal_stiffness * nz2,
         out.normal_damping * nz2,
         surface_slope(&n),
+        &Default::default(),
         dt,
     );
     RigReport {
