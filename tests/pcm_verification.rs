@@ -300,3 +300,81 @@ fn bouncing_bubbles_move_alike_on_every_container_subdivision() {
         }
     }
 }
+
+/// Section 4.3's load case (`examples/pcm_scout.json`): six rimless wheels, 18 feet,
+/// walk 0.4 m over the 32,768-triangle fractal terrain at the model step. Every
+/// wheel's feet reach the ground (active elements), no penetration reaches 2/3 of
+/// u_max (no warning), and no wheel falls through or flies off: its hub stays between
+/// a foot at 60 degrees 3 mm deep (leg cos 60 + r - 3 mm above the lowest ground
+/// around it) and one leg plus 15 cm above the highest (the start is 0.33 m over
+/// ground within +-5 cm). The vertical impulse of the
+/// contact over the 2 s balances the weight, m g T = sum F_z dt - m (v_z(T) - v_z(0)),
+/// within 1 % (the force read is the one the step applies; 0.1 ms steps, one sub-step).
+#[test]
+fn the_scout_wheels_walk_over_the_fractal_terrain() {
+    let path = root().join("examples/pcm_scout.json");
+    let s = scenario::load(&path).unwrap();
+    let mut w = World::new(&s, path.parent()).unwrap();
+    w.enter_initialization();
+    w.exit_initialization().unwrap();
+    let h = 2e-4;
+    let (leg, r, m, g) = (0.2, 0.05, 10.0, 9.81);
+    let names: Vec<String> = (1..=6).map(|k| format!("w{k}")).collect();
+    let mut touched = [0u32; 6];
+    let mut impulse = [0.0; 6];
+    let v0: Vec<f64> = names
+        .iter()
+        .map(|n| world_get(&mut w, &format!("{n}.v[3]")))
+        .collect();
+    let mut fz: Vec<f64> = names
+        .iter()
+        .map(|n| world_get(&mut w, &format!("{n}.f[3]")))
+        .collect();
+    let steps = (2.0 / h) as usize;
+    for _ in 0..steps {
+        for (i, f) in impulse.iter_mut().zip(&fz) {
+            *i += f * h;
+        }
+        w.do_step(h).unwrap();
+        assert!(
+            w.take_warnings().is_empty(),
+            "a penetration reached 2/3 of u_max"
+        );
+        for (k, n) in names.iter().enumerate() {
+            fz[k] = world_get(&mut w, &format!("{n}.f[3]"));
+            touched[k] += (world_get(&mut w, &format!("pcm.{n}_terrain.active")) > 0.0) as u32;
+            let (x, y, z) = (
+                world_get(&mut w, &format!("{n}.r[1]")),
+                world_get(&mut w, &format!("{n}.r[2]")),
+                world_get(&mut w, &format!("{n}.r[3]")),
+            );
+            let ground = |dx: f64, dy: f64| w.surface().height_at(x + dx, y + dy);
+            let around = [-0.25, 0.0, 0.25];
+            let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+            for dx in around {
+                for dy in [-0.05, 0.0, 0.05] {
+                    lo = lo.min(ground(dx, dy));
+                    hi = hi.max(ground(dx, dy));
+                }
+            }
+            assert!(
+                z > lo + leg * 0.5 + r - 3e-3 && z < hi + leg + r + 0.15,
+                "{n}: hub at {z} over ground {lo}..{hi}"
+            );
+        }
+    }
+    for (k, n) in names.iter().enumerate() {
+        let dv = world_get(&mut w, &format!("{n}.v[3]")) - v0[k];
+        let weight = m * g * 2.0;
+        let balance = impulse[k] - m * dv;
+        eprintln!(
+            "{n}: touching in {} of {steps} steps, contact impulse {:.3} N s, m dv {:.3}, weight x T {weight:.3}",
+            touched[k], impulse[k], m * dv
+        );
+        assert!(touched[k] > 0, "{n} never touched");
+        assert!(
+            (balance / weight - 1.0).abs() < 1e-2,
+            "{n}: {balance} vs {weight}"
+        );
+    }
+}

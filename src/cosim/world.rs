@@ -234,6 +234,12 @@ impl World {
         &self.table
     }
 
+    /// The terrain surface as the models see it (after initialization: from the
+    /// current parameters).
+    pub fn surface(&self) -> &Surface {
+        &self.surface
+    }
+
     /// Simulation time, s.
     pub fn time(&self) -> f64 {
         self.own.time
