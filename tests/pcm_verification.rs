@@ -302,13 +302,12 @@ fn bouncing_bubbles_move_alike_on_every_container_subdivision() {
 }
 
 /// Section 4.3's load case (`examples/pcm_scout.json`): six rimless wheels, 18 feet,
-/// walk 0.4 m over the 32,768-triangle fractal terrain at the model step. Every
+/// walk 1.35 m in 3 s over the 32,768-triangle fractal terrain at the model step. Every
 /// wheel's feet reach the ground (active elements), no penetration reaches 2/3 of
 /// u_max (no warning), and no wheel falls through or flies off: its hub stays between
 /// a foot at 60 degrees 3 mm deep (leg cos 60 + r - 3 mm above the lowest ground
-/// around it) and one leg plus 15 cm above the highest (the start is 0.33 m over
-/// ground within +-5 cm). The vertical impulse of the
-/// contact over the 2 s balances the weight, m g T = sum F_z dt - m (v_z(T) - v_z(0)),
+/// around it) and one leg plus 25 cm above the highest (the wheels hop). The vertical impulse of the
+/// contact over the 3 s balances the weight, m g T = sum F_z dt - m (v_z(T) - v_z(0)),
 /// within 1 % (the force read is the one the step applies; 0.1 ms steps, one sub-step).
 #[test]
 fn the_scout_wheels_walk_over_the_fractal_terrain() {
@@ -330,7 +329,7 @@ fn the_scout_wheels_walk_over_the_fractal_terrain() {
         .iter()
         .map(|n| world_get(&mut w, &format!("{n}.f[3]")))
         .collect();
-    let steps = (2.0 / h) as usize;
+    let steps = (3.0 / h) as usize;
     for _ in 0..steps {
         for (i, f) in impulse.iter_mut().zip(&fz) {
             *i += f * h;
@@ -358,14 +357,14 @@ fn the_scout_wheels_walk_over_the_fractal_terrain() {
                 }
             }
             assert!(
-                z > lo + leg * 0.5 + r - 3e-3 && z < hi + leg + r + 0.15,
+                z > lo + leg * 0.5 + r - 3e-3 && z < hi + leg + r + 0.25,
                 "{n}: hub at {z} over ground {lo}..{hi}"
             );
         }
     }
     for (k, n) in names.iter().enumerate() {
         let dv = world_get(&mut w, &format!("{n}.v[3]")) - v0[k];
-        let weight = m * g * 2.0;
+        let weight = m * g * 3.0;
         let balance = impulse[k] - m * dv;
         eprintln!(
             "{n}: touching in {} of {steps} steps, contact impulse {:.3} N s, m dv {:.3}, weight x T {weight:.3}",
