@@ -289,6 +289,28 @@ mod tests {
         }
     }
 
+    /// [`contact`] of the test wheel (r 0.25 m, 0.2 m wide) at `pose` with `rock` at
+    /// `rock_pose`, advancing `mem` by `dt`.
+    fn touch(
+        m: &StoneModel,
+        pose: &BodyPose,
+        (rock, rock_pose): &(Rock, BodyPose),
+        mem: &mut StoneContact,
+        dt: f64,
+    ) -> Option<StoneWrench> {
+        let wheel = Cylinder::new(0.1, 0.25);
+        contact(
+            m,
+            &wheel,
+            pose,
+            rock,
+            rock_pose,
+            mem,
+            &mut Workspace::default(),
+            dt,
+        )
+    }
+
     /// A flat-topped rock (a 1 m cube, top at z = 0) under a wheel of radius 0.25 m.
     fn rock() -> (Rock, BodyPose) {
         (
@@ -303,21 +325,11 @@ mod tests {
     #[test]
     fn a_wheel_pressed_into_a_flat_rock_meets_the_hunt_crossley_force() {
         let m = StoneModel::default();
-        let wheel = Cylinder::new(0.1, 0.25);
-        let (r, rp) = rock();
+        let flat = rock();
         let delta: f64 = 4e-5;
         let mut mem = StoneContact::default();
-        let c = contact(
-            &m,
-            &wheel,
-            &at(0.3, 0.25 - delta, [0.0; 3], [0.0; 3]),
-            &r,
-            &rp,
-            &mut mem,
-            &mut Workspace::default(),
-            1e-3,
-        )
-        .unwrap();
+        let pressed = at(0.3, 0.25 - delta, [0.0; 3], [0.0; 3]);
+        let c = touch(&m, &pressed, &flat, &mut mem, 1e-3).unwrap();
         let f = m.k * delta.powf(1.5);
         assert!((c.depth - delta).abs() < 1e-12, "{c:?}");
         assert!(
@@ -330,17 +342,8 @@ mod tests {
         assert_eq!(mem.tangent.state, RigidState::Rolling);
         // apart: no contact, the memory untouched
         let mut apart = StoneContact::default();
-        assert!(contact(
-            &m,
-            &wheel,
-            &at(0.3, 0.2501, [0.0; 3], [0.0; 3]),
-            &r,
-            &rp,
-            &mut apart,
-            &mut Workspace::default(),
-            1e-3
-        )
-        .is_none());
+        let above = at(0.3, 0.2501, [0.0; 3], [0.0; 3]);
+        assert!(touch(&m, &above, &flat, &mut apart, 1e-3).is_none());
         assert_eq!(apart, StoneContact::default());
     }
 
@@ -350,24 +353,13 @@ mod tests {
     /// mu F_N tanh(|v_t| / v_reg) at once. Approach speed raises the force (damping).
     #[test]
     fn a_spinning_wheel_is_pushed_forward_by_friction_up_to_mu_f_n() {
-        let wheel = Cylinder::new(0.1, 0.25);
-        let (r, rp) = rock();
+        let flat = rock();
         let delta: f64 = 4e-5;
         let spin = at(0.0, 0.25 - delta, [0.0; 3], [0.0, 0.2, 0.0]); // rim at -0.05 m/s in x
         let m = StoneModel::default();
         let mut mem = StoneContact::default();
         let at_spin = |m: &StoneModel, mem: &mut StoneContact, dt: f64| {
-            contact(
-                m,
-                &wheel,
-                &spin,
-                &r,
-                &rp,
-                mem,
-                &mut Workspace::default(),
-                dt,
-            )
-            .unwrap()
+            touch(m, &spin, &flat, mem, dt).unwrap()
         };
         let first = at_spin(&m, &mut mem, 1e-4);
         assert_eq!(mem.tangent.state, RigidState::Rolling);
@@ -393,17 +385,7 @@ mod tests {
         // with the impact velocity remembered)
         let mut mem = StoneContact::default();
         let falling = at(0.0, 0.25 - delta, [0.0, 0.0, -0.1], [0.0; 3]);
-        let c = contact(
-            &m,
-            &wheel,
-            &falling,
-            &r,
-            &rp,
-            &mut mem,
-            &mut Workspace::default(),
-            1e-3,
-        )
-        .unwrap();
+        let c = touch(&m, &falling, &flat, &mut mem, 1e-3).unwrap();
         let d = hunt_crossley::damping(m.zeta, 0.1);
         let expect = m.k * delta.powf(1.5) * (1.0 + d * 0.1);
         assert!((c.normal_force - expect).abs() < 1e-9 * expect, "{c:?}");
@@ -416,7 +398,6 @@ mod tests {
     #[test]
     fn a_wheel_driving_into_a_rock_face_is_pushed_back_and_up() {
         let m = StoneModel::default();
-        let wheel = Cylinder::new(0.1, 0.25);
         // a 0.3 m step: a cube whose face is at x = 0.5, its top at z = 0.3
         let step = Rock::Shape(SharedShape::cuboid(0.5, 0.5, 0.5));
         let sp = BodyPose {
@@ -430,17 +411,7 @@ mod tests {
         // hub at height 0.25 (resting on the ground), rim 1 mm into the face
         let wheel_pose = at(0.5 - 0.25 + 1e-3, 0.25, [0.05, 0.0, 0.0], [0.0, 2.0, 0.0]);
         let mut mem = StoneContact::default();
-        let c = contact(
-            &m,
-            &wheel,
-            &wheel_pose,
-            &step,
-            &sp,
-            &mut mem,
-            &mut Workspace::default(),
-            1e-3,
-        )
-        .unwrap();
+        let c = touch(&m, &wheel_pose, &(step, sp), &mut mem, 1e-3).unwrap();
         eprintln!("{c:?}");
         assert!(c.normal.x < -0.99, "{c:?}");
         assert!(c.force.x < 0.0, "pushed back");

@@ -360,7 +360,8 @@ impl TerrainPair {
             points: vec![Vector3::zeros(); n],
             normals: vec![Vector3::zeros(); n],
             elements: Elements::new(n),
-            heights: vec![],
+            // the most nodes evaluate caches: no allocation while stepping
+            heights: Vec::with_capacity(MAX_CACHED_NODES.max(4 * n)),
             nodes: (0, 0, 0),
             local_box: Aabb::around(&base.vertices),
             near: Vec::with_capacity(n),
