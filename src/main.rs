@@ -36,16 +36,26 @@ enum Command {
         /// libcontact_fmu_runtime.so next to this executable).
         #[arg(long)]
         runtime: Option<PathBuf>,
+        /// A JSON merge patch (RFC 7386) applied to every scenario first, e.g. the
+        /// patch.json of `contact-fmu fit` (repeatable, applied in order).
+        #[arg(long = "patch", value_name = "PATCH.json")]
+        patches: Vec<PathBuf>,
     },
     /// Check scenario files and report every problem with its field path.
     Check {
         #[arg(required = true)]
         scenarios: Vec<PathBuf>,
+        /// A JSON merge patch applied to every scenario first (as for `package`).
+        #[arg(long = "patch", value_name = "PATCH.json")]
+        patches: Vec<PathBuf>,
     },
     /// Write DIR/<modelIdentifier>.xml, the modelDescription.xml of each scenario.
     ModelDescription {
         #[arg(required = true)]
         scenarios: Vec<PathBuf>,
+        /// A JSON merge patch applied to every scenario first (as for `package`).
+        #[arg(long = "patch", value_name = "PATCH.json")]
+        patches: Vec<PathBuf>,
         #[arg(short, long, default_value = "modelDescription")]
         out: PathBuf,
     },
@@ -82,10 +92,20 @@ enum Command {
     Fit {
         /// The fit description (JSON).
         spec: PathBuf,
-        /// Folder for fit.json (the fitted parameters, as a scenario patch and as FMI
-        /// start values) and fit.md (the table).
+        /// Folder for fit.json (the fitted parameters as FMI start values, the table),
+        /// patch.json (the scenario patch: `package MODEL --patch patch.json`) and
+        /// fit.md (the table).
         #[arg(short, long, default_value = "target/fit")]
         out: PathBuf,
+        /// Run the evaluations in another process instead of on local threads: the
+        /// model is packaged into OUT/fmu/ and handed to CMD (run by `sh -c`), e.g.
+        /// ".venv/bin/python examples/fit_dask.py --scheduler tcp://host:8786"
+        /// (docs/calibration.md).
+        #[arg(long, value_name = "CMD")]
+        evaluator: Option<String>,
+        /// The runtime library for --evaluator's FMU (as for `package`).
+        #[arg(long)]
+        runtime: Option<PathBuf>,
     },
     /// Print the JSON Schema of the scenario format.
     Schema,
@@ -134,12 +154,13 @@ fn run(cli: Cli) -> Result<(), String> {
             scenarios,
             out,
             runtime,
+            patches,
         } => {
             let runtime = runtime_library(runtime)?;
             let mut failed = 0;
             for (i, s) in scenarios.iter().enumerate() {
                 let t0 = Instant::now();
-                match packager::package(s, &out, &runtime) {
+                match packager::package_patched(s, &patches, &out, &runtime) {
                     Ok(fmu) => eprintln!(
                         "[{}/{}] {} -> {} ({:.0} ms)",
                         i + 1,
@@ -162,14 +183,16 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Check { scenarios } => {
+        Command::Check { scenarios, patches } => {
             let mut failed = 0;
             for s in &scenarios {
-                match scenario::load(s).map_err(|e| e.to_string()).and_then(|sc| {
-                    packager::check_starts(&sc, &s.display().to_string())
-                        .map(|_| sc)
-                        .map_err(|e| e.to_string())
-                }) {
+                match scenario::load_patched(s, &patches)
+                    .map_err(|e| e.to_string())
+                    .and_then(|sc| {
+                        packager::check_starts(&sc, &s.display().to_string())
+                            .map(|_| sc)
+                            .map_err(|e| e.to_string())
+                    }) {
                     Ok(sc) => eprintln!(
                         "{}: ok ({}, {} bodies)",
                         s.display(),
@@ -190,10 +213,14 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::ModelDescription { scenarios, out } => {
+        Command::ModelDescription {
+            scenarios,
+            patches,
+            out,
+        } => {
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             for s in &scenarios {
-                let sc = scenario::load(s).map_err(|e| e.to_string())?;
+                let sc = scenario::load_patched(s, &patches).map_err(|e| e.to_string())?;
                 let c = packager::contents(&sc, &model_description::timestamp_now());
                 let path = out.join(format!("{}.xml", sc.model_identifier));
                 std::fs::write(&path, c.model_description)
@@ -241,7 +268,12 @@ fn run(cli: Cli) -> Result<(), String> {
             }
             Ok(())
         }
-        Command::Fit { spec, out } => fit(&spec, &out),
+        Command::Fit {
+            spec,
+            out,
+            evaluator,
+            runtime,
+        } => fit(&spec, &out, evaluator.as_deref(), runtime),
         Command::Schema => {
             print!("{}", scenario::json_schema());
             Ok(())
@@ -250,47 +282,80 @@ fn run(cli: Cli) -> Result<(), String> {
     }
 }
 
-fn fit(path: &Path, out: &Path) -> Result<(), String> {
+fn fit(
+    path: &Path,
+    out: &Path,
+    evaluator: Option<&str>,
+    runtime: Option<PathBuf>,
+) -> Result<(), String> {
     use contact_fmu::fit;
     let spec = fit::FitSpec::load(path)?;
     let dir = path.parent().unwrap_or(Path::new("."));
-    let model = fit::Model::load(&dir.join(&spec.model))?;
+    let model_path = dir.join(&spec.model);
+    let model = fit::Model::load(&model_path)?;
     let t0 = Instant::now();
     eprintln!("reference values of {} cases ...", spec.cases.len());
-    let references = fit::references(&spec, dir)?;
+    let references = fit::references(&spec, dir, &|c| model.step(c))?;
     for (c, r) in spec.cases.iter().zip(&references) {
-        eprintln!("  {}: {} = {r:.6e}", c.name, c.measure.output);
+        let what = match r {
+            fit::Reference::Value(_) => "",
+            fit::Reference::Series(_) => " (series, mean)",
+        };
+        eprintln!(
+            "  {}: {}{what} = {:.6e}",
+            c.name,
+            c.measure.output,
+            r.shown()
+        );
     }
     let progress = |stage: &str, n: usize, cost: f64| {
         if n % 50 == 0 {
             eprintln!("  stage '{stage}': {n} evaluations, cost {cost:.3e}");
         }
     };
-    let result = fit::run(&spec, &model, &references, &progress)?;
+    let external;
+    let eval: &dyn fit::Evaluator = match evaluator {
+        None => &model,
+        Some(cmd) => {
+            let runtime = runtime_library(runtime)?;
+            let fmu = packager::package(&model_path, &out.join("fmu"), &runtime)
+                .map_err(|e| e.to_string())?;
+            external = fit::external::External::start(cmd, &fmu, model.clone())?;
+            eprintln!(
+                "evaluations by '{cmd}' ({} workers) with {}",
+                external.workers,
+                fmu.display()
+            );
+            &external
+        }
+    };
+    let result = fit::run(&spec, eval, &references, &progress)?;
     let table = fit::table_markdown(&result);
     print!("{table}");
     std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
     let json = serde_json::json!({
         "fit": path.display().to_string(),
+        "model": model_path.display().to_string(),
         "start_values": result.params,
-        "cases": result.table.iter().map(|(c, r, v, e)| serde_json::json!({
-            "case": c, "reference": r, "fitted": v, "relative_error": e })).collect::<Vec<_>>(),
+        "cases": result.table.iter().map(|c| serde_json::json!({
+            "case": c.case, "kind": c.kind, "reference": c.reference, "fitted": c.fitted,
+            "relative_error": c.error })).collect::<Vec<_>>(),
         "stages": result.stages.iter().map(|s| serde_json::json!({
             "name": s.name, "evaluations": s.evaluations, "cost": s.cost, "params": s.params })).collect::<Vec<_>>(),
     });
-    let j = out.join("fit.json");
-    std::fs::write(
-        &j,
-        serde_json::to_string_pretty(&json).unwrap_or_default() + "\n",
-    )
-    .map_err(|e| format!("{}: {e}", j.display()))?;
-    let m = out.join("fit.md");
-    std::fs::write(&m, &table).map_err(|e| format!("{}: {e}", m.display()))?;
+    let write = |name: &str, text: String| {
+        let p = out.join(name);
+        std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let pretty = |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_default() + "\n";
+    write("fit.json", pretty(&json))?;
+    write("patch.json", pretty(&result.patch()))?;
+    write("fit.md", table)?;
     eprintln!(
-        "-> {}, {} ({:.1} s)",
-        j.display(),
-        m.display(),
-        t0.elapsed().as_secs_f64()
+        "-> {o}/fit.json, {o}/fit.md, {o}/patch.json ({:.1} s)\n   FMU with the fitted values: contact-fmu package {} --patch {o}/patch.json",
+        t0.elapsed().as_secs_f64(),
+        model_path.display(),
+        o = out.display()
     );
     Ok(())
 }

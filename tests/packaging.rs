@@ -261,3 +261,80 @@ fn a_value_that_makes_a_start_value_infinite_is_refused_before_packaging() {
     let s = contact_fmu::scenario::parse_str(&ok, "ok.json").unwrap();
     assert!(contact_fmu::packager::check_starts(&s, "ok.json").is_ok());
 }
+
+#[test]
+fn start_values_and_patches_set_parameters_of_the_packaged_fmu() {
+    // a scenario's `start_values` (here from a merge patch, as `contact-fmu fit` writes
+    // it) become the modelDescription's start values and the instance's values
+    let dir = tempfile::tempdir().unwrap();
+    let patch = dir.path().join("patch.json");
+    std::fs::write(
+        &patch,
+        r#"{"start_values": {"ball.mass": 2.5, "terrain.zeta": 0.8}, "description": null}"#,
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
+        .args(["package", "-o"])
+        .arg(dir.path())
+        .arg(root().join("examples/bbcc_sphere_drop.json"))
+        .arg("--patch")
+        .arg(&patch)
+        .env("CONTACT_FMU_RUNTIME", runtime())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let fmu = dir.path().join("bbcc_sphere_drop.fmu");
+    let mut xml = String::new();
+    zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap())
+        .unwrap()
+        .by_name("modelDescription.xml")
+        .unwrap()
+        .read_to_string(&mut xml)
+        .unwrap();
+    let start_of = |name: &str| {
+        let at = xml.find(&format!("name=\"{name}\"")).unwrap();
+        let s = &xml[at..];
+        let s = &s[s.find("start=\"").unwrap() + 7..];
+        s[..s.find('"').unwrap()].to_string()
+    };
+    assert_eq!(start_of("ball.mass"), "2.5");
+    assert_eq!(start_of("terrain.zeta"), "0.8");
+    let s = scenario::load_patched(
+        &root().join("examples/bbcc_sphere_drop.json"),
+        std::slice::from_ref(&patch),
+    )
+    .unwrap();
+    assert!(s.description.is_empty(), "null deletes a field (RFC 7386)");
+    let mut w = contact_fmu::cosim::World::new(&s, None).unwrap();
+    let vr = w.table().by_name("ball.mass").unwrap().vr;
+    let mut m = [0.0];
+    w.get_reals(&[vr], &mut m).unwrap();
+    assert_eq!(m[0], 2.5);
+
+    // unknown names, outputs, bounds and types are refused with the field
+    let bad = |values: &str| {
+        let text = std::fs::read_to_string(root().join("examples/bbcc_sphere_drop.json"))
+            .unwrap()
+            .replacen('{', &format!("{{\"start_values\": {values},"), 1);
+        scenario::parse_str(&text, "s.json")
+            .unwrap_err()
+            .to_string()
+    };
+    let e = bad(r#"{"ball.mas": 1.0}"#);
+    assert!(
+        e.contains(r#"start_values["ball.mas"]: no FMI variable 'ball.mas'"#)
+            && e.contains("ball.mass"),
+        "{e}"
+    );
+    let e = bad(r#"{"ball.r[3]": 1.0}"#);
+    assert!(e.contains("has causality output"), "{e}");
+    let e = bad(r#"{"ball.mass": -1.0}"#);
+    assert!(
+        e.contains(r#"start_values["ball.mass"]: 'ball.mass': must be > 0"#),
+        "{e}"
+    );
+}

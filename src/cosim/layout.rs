@@ -621,6 +621,12 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
             models.push(m);
         }
     }
+    // the scenario's start values over the fields' (checked by the scenario's validation)
+    for (name, v) in &s.start_values {
+        if let Ok(start) = t.start_override(name, *v) {
+            t.set_start(name, start);
+        }
+    }
     (
         t,
         Layout {

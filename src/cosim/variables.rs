@@ -239,6 +239,60 @@ impl VariableTable {
         self.names.get(name).map(|&i| &self.variables[i])
     }
 
+    /// The start value `v` would give the parameter `name` (a scenario's
+    /// `start_values`), or why it cannot: no such variable, not a parameter, out of
+    /// its bounds, not a whole number (Integer) or 0/1 (Boolean).
+    pub fn start_override(&self, name: &str, v: f64) -> Result<Start, String> {
+        let var = self.by_name(name).ok_or_else(|| {
+            let close: Vec<&str> = self
+                .variables
+                .iter()
+                .filter(|w| w.causality == Causality::Parameter)
+                .map(|w| w.name.as_str())
+                .filter(|n| {
+                    let last = |s: &'_ str| s.rsplit('.').next().unwrap_or("").to_string();
+                    let first = |s: &'_ str| s.split('.').next().unwrap_or("").to_string();
+                    last(n) == last(name) || first(n) == first(name)
+                })
+                .take(8)
+                .collect();
+            format!(
+                "no FMI variable '{name}'{}",
+                if close.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (parameters with similar names: {})", close.join(", "))
+                }
+            )
+        })?;
+        if var.causality != Causality::Parameter {
+            return Err(format!(
+                "'{name}' has causality {}: start values are for parameters",
+                var.causality.as_str()
+            ));
+        }
+        match var.ty {
+            VarType::Real => match var.bounds.violation(v) {
+                Some(why) => Err(format!("'{name}': {why}")),
+                None => Ok(Start::Real(v)),
+            },
+            VarType::Integer if v.fract() == 0.0 && v.abs() <= i32::MAX as f64 => {
+                Ok(Start::Integer(v as i32))
+            }
+            VarType::Integer => Err(format!("'{name}' is an Integer: {v} is not one")),
+            VarType::Boolean if v == 0.0 || v == 1.0 => Ok(Start::Boolean(v == 1.0)),
+            VarType::Boolean => Err(format!("'{name}' is a Boolean: give 0 or 1, not {v}")),
+            VarType::String => Err(format!("'{name}' is a String: not settable here")),
+        }
+    }
+
+    /// Replaces the start value of the variable `name` (no-op for an unknown name).
+    pub fn set_start(&mut self, name: &str, start: Start) {
+        if let Some(&i) = self.names.get(name) {
+            self.variables[i].start = Some(start);
+        }
+    }
+
     /// Appends a variable and returns its value reference.
     ///
     /// Panics (a bug in the runtime, not bad input) when the name is taken, the unit is

@@ -4,17 +4,21 @@
 //!
 //! A fit description ([`FitSpec`], JSON) names the scenario to fit, the cases (each a
 //! set of parameter values, e.g. a drop height, and a measured output averaged over a
-//! time window), where each case's reference value comes from (another scenario run
-//! with the same case, a value given inline, or a CSV of measurements) and the stages
-//! of the fit (the tuners of each optimization run; later stages start where the
-//! earlier ones ended, the paper's two-stage procedure). The criterion is the sum of
-//! squared relative errors of eq. (27) over a stage's cases; the optimizer is argmin's
-//! Nelder-Mead in a bounded, scaled space ([`Tuner`]).
+//! time window, as a settled mean or as a time series), where each case's reference
+//! comes from (another scenario run with the same case, a value given inline, or a CSV
+//! of measurements, one value or a time series per case) and the stages of the fit
+//! (the tuners of each optimization run; later stages start where the earlier ones
+//! ended, the paper's two-stage procedure). The criterion is the sum of squared
+//! relative errors (eq. (27), or its RMS form for a series) over a stage's cases; the
+//! optimizer is argmin's Nelder-Mead in a bounded, scaled space ([`Tuner`]).
 //!
-//! Each case runs the scenario's `World` in-process, the code the FMU runs, with the
-//! parameters set as an importer sets them before initialization; the cases of one
-//! evaluation run on parallel threads.
+//! An [`Evaluator`] runs the cases: [`Model`] runs the scenario's `World` in-process,
+//! the code the FMU runs, with the parameters set as an importer sets them before
+//! initialization, the cases of one evaluation on parallel threads;
+//! [`external::External`] hands them to another process (the packaged FMU on a Dask
+//! cluster, `examples/fit_dask.py`).
 
+pub mod external;
 pub mod spec;
 
 use crate::cosim::variables::{Phase, VarType};
@@ -22,7 +26,7 @@ use crate::cosim::World;
 use crate::scenario::Scenario;
 use argmin::core::{CostFunction, Error as ArgminError, Executor, State};
 use argmin::solver::neldermead::NelderMead;
-pub use spec::{BaseSpring, Case, FitSpec, Measure, Stage, Tuner};
+pub use spec::{BaseSlipSinkage, BaseSpring, Case, FitSpec, Measure, MeasureKind, Stage, Tuner};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -43,9 +47,9 @@ impl Model {
     }
 
     /// Runs `case` with `params` (FMI parameter name -> value, set before
-    /// initialization after the case's own values) and returns the mean of the
-    /// measured output over the case's window, at the communication points in it.
-    pub fn measure(&self, case: &Case, params: &BTreeMap<String, f64>) -> Result<f64, String> {
+    /// initialization after the case's own values) and returns the measured output at
+    /// the communication points of the case's window ([`Measure::points`]).
+    pub fn trace(&self, case: &Case, params: &BTreeMap<String, f64>) -> Result<Vec<f64>, String> {
         let ctx = |e: String| {
             format!(
                 "case '{}', scenario '{}': {e}",
@@ -79,28 +83,36 @@ impl Model {
             .vr;
         w.enter_initialization();
         w.exit_initialization().map_err(|e| ctx(e.to_string()))?;
-        let h = case
-            .step
-            .unwrap_or(self.scenario.default_experiment.step_size);
-        let n = (case.measure.to / h).round() as usize;
-        let (mut sum, mut count) = (0.0, 0usize);
-        let mut value = [0.0];
-        for k in 1..=n {
-            w.do_step(h).map_err(|e| ctx(e.to_string()))?;
-            let t = k as f64 * h;
-            if t >= case.measure.from - 1e-9 * h {
-                w.get_reals(&[out], &mut value)
-                    .map_err(|e| ctx(e.to_string()))?;
-                sum += value[0];
-                count += 1;
-            }
-        }
-        if count == 0 {
+        let h = self.step(case);
+        let (n, times) = case.measure.points(h);
+        if times.is_empty() {
             return Err(ctx(
                 "the measuring window holds no communication point".into()
             ));
         }
-        Ok(sum / count as f64)
+        let first = n + 1 - times.len();
+        let mut trace = Vec::with_capacity(times.len());
+        let mut value = [0.0];
+        for k in 1..=n {
+            w.do_step(h).map_err(|e| ctx(e.to_string()))?;
+            if k >= first {
+                w.get_reals(&[out], &mut value)
+                    .map_err(|e| ctx(e.to_string()))?;
+                trace.push(value[0]);
+            }
+        }
+        Ok(trace)
+    }
+
+    /// The case's communication step: its own, or the scenario's default experiment's.
+    pub fn step(&self, case: &Case) -> f64 {
+        case.step
+            .unwrap_or(self.scenario.default_experiment.step_size)
+    }
+
+    /// The mean of [`Model::trace`]: the case's settled value.
+    pub fn measure(&self, case: &Case, params: &BTreeMap<String, f64>) -> Result<f64, String> {
+        self.trace(case, params).map(|t| mean(&t))
     }
 
     /// [`Model::measure`] for every case, on parallel threads (results in case order).
@@ -109,15 +121,42 @@ impl Model {
         cases: &[&Case],
         params: &BTreeMap<String, f64>,
     ) -> Result<Vec<f64>, String> {
+        Ok(self
+            .traces(cases, params)?
+            .iter()
+            .map(|t| mean(t))
+            .collect())
+    }
+}
+
+/// Runs a fit's cases with given parameters: in-process ([`Model`]) or elsewhere
+/// ([`external::External`]). Results are in case order whatever runs them.
+pub trait Evaluator: Sync {
+    /// The measured output of every case at its window's communication points.
+    fn traces(
+        &self,
+        cases: &[&Case],
+        params: &BTreeMap<String, f64>,
+    ) -> Result<Vec<Vec<f64>>, String>;
+    /// The communication step a case runs with.
+    fn step(&self, case: &Case) -> f64;
+}
+
+impl Evaluator for Model {
+    fn traces(
+        &self,
+        cases: &[&Case],
+        params: &BTreeMap<String, f64>,
+    ) -> Result<Vec<Vec<f64>>, String> {
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())
             .max(1);
-        let mut out = vec![Ok(0.0); cases.len()];
+        let mut out = vec![Ok(vec![]); cases.len()];
         for (chunk_cases, chunk_out) in cases.chunks(threads).zip(out.chunks_mut(threads)) {
             std::thread::scope(|s| {
                 let handles: Vec<_> = chunk_cases
                     .iter()
-                    .map(|c| s.spawn(move || self.measure(c, params)))
+                    .map(|c| s.spawn(move || self.trace(c, params)))
                     .collect();
                 for (h, o) in handles.into_iter().zip(chunk_out.iter_mut()) {
                     *o = h.join().unwrap_or_else(|_| Err("a case panicked".into()));
@@ -125,6 +164,49 @@ impl Model {
             });
         }
         out.into_iter().collect()
+    }
+
+    fn step(&self, case: &Case) -> f64 {
+        Model::step(self, case)
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// A case's reference: one value (compared with the mean), or a series at the case's
+/// communication points.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reference {
+    Value(f64),
+    Series(Vec<f64>),
+}
+
+impl Reference {
+    /// The value a table shows: the value, or the series' mean.
+    pub fn shown(&self) -> f64 {
+        match self {
+            Reference::Value(v) => *v,
+            Reference::Series(s) => mean(s),
+        }
+    }
+}
+
+/// A case's error: eq. (27) between the means, or the relative RMS error of the series
+/// ([`MeasureKind`]).
+pub fn case_error(kind: MeasureKind, trace: &[f64], reference: &Reference) -> f64 {
+    match (kind, reference) {
+        (MeasureKind::Mean, r) => relative_error(mean(trace), r.shown()),
+        (MeasureKind::Series, Reference::Series(r)) => {
+            let num: f64 = trace.iter().zip(r).map(|(v, r)| (v - r).powi(2)).sum();
+            let den: f64 = r.iter().map(|r| r * r).sum();
+            (num / den).sqrt()
+        }
+        (MeasureKind::Series, Reference::Value(r)) => {
+            let num: f64 = trace.iter().map(|v| (v - r).powi(2)).sum();
+            (num / (r * r * trace.len() as f64)).sqrt()
+        }
     }
 }
 
@@ -137,12 +219,25 @@ pub fn relative_error(value: f64, reference: f64) -> f64 {
 #[derive(Debug, Clone)]
 pub struct StageResult {
     pub name: String,
-    /// The tuned parameters after the stage (FMI name -> value; base-spring tuners
-    /// also as `<name> (base)`).
+    /// The tuned parameters after the stage (FMI name -> value; base tuners also as
+    /// `<name> (base)`).
     pub params: BTreeMap<String, f64>,
     /// Sum of squared relative errors over the stage's cases.
     pub cost: f64,
     pub evaluations: usize,
+}
+
+/// One case after the fit.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub case: String,
+    pub kind: MeasureKind,
+    /// The reference's value (a series: its mean over the window).
+    pub reference: f64,
+    /// The fitted model's mean over the window.
+    pub fitted: f64,
+    /// Eq. (27), or the relative RMS error of a series.
+    pub error: f64,
 }
 
 /// The fit's outcome: the parameters, and per case reference, fitted value and error.
@@ -151,16 +246,29 @@ pub struct FitResult {
     pub stages: Vec<StageResult>,
     /// All tuned FMI parameters at the end.
     pub params: BTreeMap<String, f64>,
-    /// (case, reference, fitted value, relative error)
-    pub table: Vec<(String, f64, f64, f64)>,
+    pub table: Vec<CaseResult>,
 }
 
-/// The FMI parameter values a point of tuner values gives (base-spring tuners
-/// converted with eq. (28)); `fixed` holds the values of parameters not tuned here.
-fn parameters(tuners: &[Tuner], x: &[f64], fixed: &BTreeMap<String, f64>) -> BTreeMap<String, f64> {
+impl FitResult {
+    /// The scenario patch (RFC 7386) that makes the fitted values the FMU's start
+    /// values: `contact-fmu package MODEL.json --patch patch.json`.
+    pub fn patch(&self) -> serde_json::Value {
+        serde_json::json!({ "start_values": self.params })
+    }
+}
+
+/// The FMI parameter values a point of tuner values gives (base tuners converted with
+/// eq. (28) or (29)); `fixed` holds the values of parameters not tuned here (a base
+/// tuner's exponent and limit come from there, or from their `_start` values). A
+/// base slip-sinkage tuner whose limit is not above z_base gives NaN (not runnable).
+pub fn parameters(
+    tuners: &[Tuner],
+    x: &[f64],
+    fixed: &BTreeMap<String, f64>,
+) -> BTreeMap<String, f64> {
     let mut p = fixed.clone();
     for (t, v) in tuners.iter().zip(x) {
-        if t.base_spring.is_none() {
+        if !t.is_base() {
             p.insert(t.parameter.clone(), *v);
         }
     }
@@ -170,19 +278,34 @@ fn parameters(tuners: &[Tuner], x: &[f64], fixed: &BTreeMap<String, f64>) -> BTr
             let exp = p.get(&b.exponent).copied().unwrap_or(b.exponent_start);
             p.insert(t.parameter.clone(), b.z_base.powf(1.0 - exp) * v);
         }
+        if let Some(b) = &t.base_slip_sinkage {
+            // Barthelmes 2018, eq. (29):
+            // k_s,max = ((k_s0 - z_base) / k_s0)^(1 - k_s,exp) k̄_s,max
+            let exp = p.get(&b.exponent).copied().unwrap_or(b.exponent_start);
+            let limit = p.get(&b.limit).copied().unwrap_or(b.limit_start);
+            let f = ((limit - b.z_base) / limit).powf(1.0 - exp);
+            // a limit at or under z_base has no base rate: NaN, refused by the objective
+            p.insert(
+                t.parameter.clone(),
+                if limit > b.z_base { f * v } else { f64::NAN },
+            );
+        }
     }
     p
 }
 
 struct Objective<'a> {
-    model: &'a Model,
+    evaluator: &'a dyn Evaluator,
     cases: Vec<&'a Case>,
-    references: Vec<f64>,
+    references: Vec<&'a Reference>,
     tuners: &'a [Tuner],
     fixed: &'a BTreeMap<String, f64>,
     evaluations: &'a AtomicUsize,
     progress: &'a (dyn Fn(usize, f64) + Sync),
 }
+
+/// The cost of a point whose parameters cannot be run (a derived value not finite).
+const UNRUNNABLE: f64 = 1e30;
 
 impl CostFunction for Objective<'_> {
     type Param = Vec<f64>;
@@ -204,89 +327,103 @@ impl CostFunction for Objective<'_> {
             })
             .collect();
         let p = parameters(self.tuners, &x, self.fixed);
-        let values = self
-            .model
-            .measure_all(&self.cases, &p)
-            .map_err(|e| ArgminError::msg(e))?;
-        let cost: f64 = values
-            .iter()
-            .zip(&self.references)
-            .map(|(v, r)| relative_error(*v, *r).powi(2))
-            .sum::<f64>()
-            + penalty;
+        let cost = if p.values().all(|v| v.is_finite()) {
+            let traces = self
+                .evaluator
+                .traces(&self.cases, &p)
+                .map_err(ArgminError::msg)?;
+            traces
+                .iter()
+                .zip(&self.cases)
+                .zip(&self.references)
+                .map(|((t, c), r)| case_error(c.measure.kind, t, r).powi(2))
+                .sum::<f64>()
+                + penalty
+        } else {
+            UNRUNNABLE + penalty
+        };
         let n = self.evaluations.fetch_add(1, Ordering::Relaxed) + 1;
         (self.progress)(n, cost);
         Ok(if cost.is_finite() { cost } else { f64::MAX })
     }
 }
 
-/// Runs the fit: reference values for every case, then each stage in order.
+/// Runs the fit: each stage in order, then every case with the result.
+/// `references` are in the order of `spec.cases` ([`references`]);
 /// `progress(stage, evaluation, cost)` is called after every evaluation.
 pub fn run(
     spec: &FitSpec,
-    model: &Model,
-    references: &[f64],
+    evaluator: &dyn Evaluator,
+    references: &[Reference],
     progress: &(dyn Fn(&str, usize, f64) + Sync),
 ) -> Result<FitResult, String> {
     let mut current: BTreeMap<String, f64> = BTreeMap::new();
     // tuner values carried from stage to stage (by tuner name)
     let mut tuned: BTreeMap<String, f64> = BTreeMap::new();
     let mut stages = vec![];
+    let reference_of = |c: &Case| {
+        &references[spec
+            .cases
+            .iter()
+            .position(|d| d.name == c.name)
+            .unwrap_or(0)]
+    };
     for stage in &spec.stages {
         let cases: Vec<&Case> = spec.stage_cases(stage)?;
-        let refs: Vec<f64> = cases
-            .iter()
-            .map(|c| {
-                references[spec
-                    .cases
-                    .iter()
-                    .position(|d| d.name == c.name)
-                    .unwrap_or(0)]
-            })
-            .collect();
+        let refs: Vec<&Reference> = cases.iter().map(|c| reference_of(c)).collect();
         let x0: Vec<f64> = stage
             .tuners
             .iter()
             .map(|t| tuned.get(&t.name()).copied().unwrap_or(t.start))
             .collect();
-        let u0: Vec<f64> = stage
+        let mut best: Vec<f64> = stage
             .tuners
             .iter()
             .zip(&x0)
             .map(|(t, x)| t.to_scaled(*x))
             .collect();
-        // initial simplex: the start and one step along each scaled axis
-        let mut simplex = vec![u0.clone()];
-        for i in 0..u0.len() {
-            let mut v = u0.clone();
-            v[i] += stage.tuners[i].simplex_step();
-            simplex.push(v);
-        }
+        let mut cost = f64::INFINITY;
         let evaluations = AtomicUsize::new(0);
         let name = stage.name.clone();
         let report = |n: usize, c: f64| progress(&name, n, c);
-        let objective = Objective {
-            model,
-            cases: cases.clone(),
-            references: refs,
-            tuners: &stage.tuners,
-            fixed: &current,
-            evaluations: &evaluations,
-            progress: &report,
-        };
-        let solver = NelderMead::new(simplex)
-            .with_sd_tolerance(stage.tolerance)
-            .map_err(|e| format!("stage '{}': {e}", stage.name))?;
-        let res = Executor::new(objective, solver)
-            .configure(|s| s.max_iters(stage.max_iterations))
-            .run()
-            .map_err(|e| format!("stage '{}': {e}", stage.name))?;
-        let best = res
-            .state()
-            .get_best_param()
-            .cloned()
-            .ok_or_else(|| format!("stage '{}': no best point", stage.name))?;
-        let cost = res.state().get_best_cost();
+        for _ in 0..=stage.restarts {
+            // the simplex: the start and one step along each scaled axis
+            let mut simplex = vec![best.clone()];
+            for i in 0..best.len() {
+                let mut v = best.clone();
+                v[i] += stage.tuners[i].simplex_step();
+                simplex.push(v);
+            }
+            let objective = Objective {
+                evaluator,
+                cases: cases.clone(),
+                references: refs.clone(),
+                tuners: &stage.tuners,
+                fixed: &current,
+                evaluations: &evaluations,
+                progress: &report,
+            };
+            let solver = NelderMead::new(simplex)
+                .with_sd_tolerance(stage.tolerance)
+                .map_err(|e| format!("stage '{}': {e}", stage.name))?;
+            let res = Executor::new(objective, solver)
+                .configure(|s| s.max_iters(stage.max_iterations))
+                .run()
+                .map_err(|e| format!("stage '{}': {e}", stage.name))?;
+            let c = res.state().get_best_cost();
+            let gained = c < cost * (1.0 - 1e-3);
+            if c < cost {
+                cost = c;
+                best = res
+                    .state()
+                    .get_best_param()
+                    .cloned()
+                    .ok_or_else(|| format!("stage '{}': no best point", stage.name))?;
+            }
+            if !gained {
+                break;
+            }
+        }
         let x: Vec<f64> = stage
             .tuners
             .iter()
@@ -299,8 +436,8 @@ pub fn run(
         current = parameters(&stage.tuners, &x, &current);
         let mut shown = current.clone();
         for (t, v) in stage.tuners.iter().zip(&x) {
-            if t.base_spring.is_some() {
-                shown.insert(format!("{} (base)", t.parameter), *v);
+            if t.is_base() {
+                shown.insert(t.name(), *v);
             }
         }
         stages.push(StageResult {
@@ -311,12 +448,18 @@ pub fn run(
         });
     }
     let all: Vec<&Case> = spec.cases.iter().collect();
-    let fitted = model.measure_all(&all, &current)?;
+    let traces = evaluator.traces(&all, &current)?;
     let table = spec
         .cases
         .iter()
-        .zip(references.iter().zip(&fitted))
-        .map(|(c, (r, v))| (c.name.clone(), *r, *v, relative_error(*v, *r)))
+        .zip(references.iter().zip(&traces))
+        .map(|(c, (r, t))| CaseResult {
+            case: c.name.clone(),
+            kind: c.measure.kind,
+            reference: r.shown(),
+            fitted: mean(t),
+            error: case_error(c.measure.kind, t, r),
+        })
         .collect();
     Ok(FitResult {
         stages,
@@ -325,12 +468,17 @@ pub fn run(
     })
 }
 
-/// The reference value of every case: inline, from the CSV of measurements, or by
-/// running the reference scenario with the case (its `set` values that the reference
-/// has; e.g. a drop height).
-pub fn references(spec: &FitSpec, dir: &Path) -> Result<Vec<f64>, String> {
+/// The reference of every case: inline, from the CSV of measurements (one value, or a
+/// time series interpolated at the case's communication points), or by running the
+/// reference scenario with the case (its `set` values; e.g. a drop height).
+/// `step(case)` is the communication step the model runs the case with.
+pub fn references(
+    spec: &FitSpec,
+    dir: &Path,
+    step: &dyn Fn(&Case) -> f64,
+) -> Result<Vec<Reference>, String> {
     let csv = match &spec.measurements {
-        Some(m) => Some(spec::read_measurements(&dir.join(&m.file), m)?),
+        Some(m) => Some((m, spec::read_measurements(&dir.join(&m.file), m)?)),
         None => None,
     };
     let reference = match &spec.reference {
@@ -339,29 +487,64 @@ pub fn references(spec: &FitSpec, dir: &Path) -> Result<Vec<f64>, String> {
     };
     let mut out = vec![];
     for c in &spec.cases {
-        if let Some(v) = c.reference {
-            out.push(v);
-        } else if let Some(v) = csv.as_ref().and_then(|m| m.get(&c.name)) {
-            out.push(*v);
+        let series = c.measure.kind == MeasureKind::Series;
+        let r = if let Some(v) = c.reference {
+            Reference::Value(v)
+        } else if let Some((m, rows)) = csv.as_ref().and_then(|(m, t)| Some((m, t.get(&c.name)?))) {
+            let file = dir.join(&m.file);
+            if m.time_column.is_some() {
+                let (_, times) = c.measure.points(step(c));
+                let v = spec::interpolate(rows, &times).ok_or_else(|| {
+                    format!(
+                        "{}: case '{}': the rows' times ({} to {} s) do not cover the window [{}, {}] s",
+                        file.display(),
+                        c.name,
+                        rows[0].0,
+                        rows[rows.len() - 1].0,
+                        c.measure.from,
+                        c.measure.to
+                    )
+                })?;
+                if series {
+                    Reference::Series(v)
+                } else {
+                    Reference::Value(mean(&v))
+                }
+            } else {
+                Reference::Value(rows[0].1)
+            }
         } else if let Some(r) = &reference {
             let mut case = c.clone();
             if let Some(o) = &c.reference_output {
                 case.measure.output = o.clone();
             }
-            out.push(r.measure(&case, &BTreeMap::new())?);
+            case.step = Some(step(c));
+            let t = r.trace(&case, &BTreeMap::new())?;
+            if series {
+                Reference::Series(t)
+            } else {
+                Reference::Value(mean(&t))
+            }
         } else {
             return Err(format!(
                 "case '{}': no reference value (give `reference`, a `measurements` CSV row, or a `reference` scenario)",
                 c.name
             ));
-        }
-        if !(out.last().is_some_and(|v| v.is_finite() && *v != 0.0)) {
+        };
+        let bad = match &r {
+            Reference::Value(v) => !(v.is_finite() && *v != 0.0),
+            Reference::Series(s) => {
+                !(s.iter().all(|v| v.is_finite()) && s.iter().any(|v| *v != 0.0))
+            }
+        };
+        if bad {
             return Err(format!(
-                "case '{}': the reference value {} cannot be divided by (eq. (27) is relative)",
+                "case '{}': the reference {} cannot be divided by (the errors are relative)",
                 c.name,
-                out.last().copied().unwrap_or(f64::NAN)
+                r.shown()
             ));
         }
+        out.push(r);
     }
     Ok(out)
 }
@@ -372,9 +555,19 @@ pub fn table_markdown(r: &FitResult) -> String {
     for (k, v) in &r.params {
         s += &format!("| `{k}` | {v:.6e} |\n");
     }
-    s += "\n| case | reference | fitted | relative error (eq. (27)) |\n| --- | --- | --- | --- |\n";
-    for (c, reference, v, e) in &r.table {
-        s += &format!("| {c} | {reference:.6e} | {v:.6e} | {:.2} % |\n", e * 100.0);
+    s += "\n| case | reference | fitted | relative error |\n| --- | --- | --- | --- |\n";
+    for c in &r.table {
+        let (note, err) = match c.kind {
+            MeasureKind::Mean => ("", format!("{:.2} % (eq. (27))", c.error * 100.0)),
+            MeasureKind::Series => (
+                " (series mean)",
+                format!("{:.2} % (RMS of the series)", c.error * 100.0),
+            ),
+        };
+        s += &format!(
+            "| {}{note} | {:.6e} | {:.6e} | {err} |\n",
+            c.case, c.reference, c.fitted
+        );
     }
     s += "\n| stage | evaluations | sum of squared relative errors |\n| --- | --- | --- |\n";
     for st in &r.stages {

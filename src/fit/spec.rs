@@ -32,6 +32,10 @@ pub struct Measurements {
     #[serde(default = "case_column")]
     pub case_column: String,
     pub value_column: String,
+    /// A time column, s: then a case's rows are a time series, interpolated linearly
+    /// at the model's communication points (which the rows' times must cover).
+    #[serde(default)]
+    pub time_column: Option<String>,
 }
 
 fn case_column() -> String {
@@ -59,14 +63,42 @@ pub struct Case {
     pub reference_output: Option<String>,
 }
 
-/// The mean of `output` over the communication points in [`from`, `to`] (s); the run
-/// ends at `to`.
+/// `output` at the communication points in [`from`, `to`] (s), compared as `kind`
+/// says; the run ends at `to`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Measure {
     pub output: String,
     pub from: f64,
     pub to: f64,
+    #[serde(default)]
+    pub kind: MeasureKind,
+}
+
+/// How a case's model values are compared with its reference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeasureKind {
+    /// The means over the window, relative error of Barthelmes 2018 eq. (27):
+    /// (mean - mean_ref) / mean_ref (a settled value).
+    #[default]
+    Mean,
+    /// Point by point, the relative RMS error sqrt(sum (v - v_ref)^2 / sum v_ref^2)
+    /// (a transient: a drop's impact and rebound). A constant signal gives |eq. (27)|.
+    Series,
+}
+
+impl Measure {
+    /// The communication points in the window for the communication step `h`: the run
+    /// takes `round(to / h)` steps from 0; points at `k h >= from` count.
+    pub fn points(&self, h: f64) -> (usize, Vec<f64>) {
+        let n = (self.to / h).round() as usize;
+        let times = (1..=n)
+            .map(|k| k as f64 * h)
+            .filter(|t| *t >= self.from - 1e-9 * h)
+            .collect();
+        (n, times)
+    }
 }
 
 /// One optimization run: its tuners and the cases its criterion sums over.
@@ -84,6 +116,11 @@ pub struct Stage {
     /// Stop when the standard deviation of the simplex's costs falls below this.
     #[serde(default = "tolerance")]
     pub tolerance: f64,
+    /// Start a fresh simplex around the best point this many times more (a simplex that
+    /// collapsed onto a ridge stalls; a new one walks on). Each restart has its own
+    /// `max_iterations`; restarts stop early once one gains nothing.
+    #[serde(default)]
+    pub restarts: u32,
 }
 
 fn max_iterations() -> u64 {
@@ -107,6 +144,28 @@ pub struct Tuner {
     /// `parameter` = z_base^(1 - exponent) k̄; start, min and max are k̄'s.
     #[serde(default)]
     pub base_spring: Option<BaseSpring>,
+    /// Tune the base maximum dynamic sinkage k̄_s,max of Barthelmes 2018 eq. (29)
+    /// instead: `parameter` = ((k_s0 - z_base) / k_s0)^(1 - k_s,exp) k̄; start, min
+    /// and max are k̄'s.
+    #[serde(default)]
+    pub base_slip_sinkage: Option<BaseSlipSinkage>,
+}
+
+/// Eq. (29): the dynamic sinkage rate at the base sinkage no longer depends on the
+/// exponent k_s,exp (eq. (9) at z_base: ((k_s0 - z_base)/k_s0) k̄ |v_s|).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaseSlipSinkage {
+    /// The exponent's FMI parameter (TerRA: `terra.k_s_exp`) and its value while no
+    /// stage tunes it.
+    pub exponent: String,
+    pub exponent_start: f64,
+    /// The sinkage limit's FMI parameter (TerRA: `terra.k_s0`, m) and its value while
+    /// no stage tunes it.
+    pub limit: String,
+    pub limit_start: f64,
+    /// The base sinkage z_base, m (below the limit).
+    pub z_base: f64,
 }
 
 /// Eq. (28): the force at the base sinkage no longer depends on the exponent.
@@ -124,10 +183,16 @@ pub struct BaseSpring {
 impl Tuner {
     /// The tuner's name across stages.
     pub fn name(&self) -> String {
-        match self.base_spring {
-            Some(_) => format!("{} (base)", self.parameter),
-            None => self.parameter.clone(),
+        if self.is_base() {
+            format!("{} (base)", self.parameter)
+        } else {
+            self.parameter.clone()
         }
+    }
+
+    /// Does it tune a base value (eq. (28) or (29)) rather than the parameter itself?
+    pub fn is_base(&self) -> bool {
+        self.base_spring.is_some() || self.base_slip_sinkage.is_some()
     }
 
     fn log(&self) -> bool {
@@ -232,6 +297,19 @@ impl FitSpec {
                         return Err(format!("{q}.base_spring.z_base: must be a positive length"));
                     }
                 }
+                if t.base_spring.is_some() && t.base_slip_sinkage.is_some() {
+                    return Err(format!(
+                        "{q}: base_spring and base_slip_sinkage exclude each other"
+                    ));
+                }
+                if let Some(b) = &t.base_slip_sinkage {
+                    if !(b.z_base > 0.0 && b.z_base < b.limit_start) {
+                        return Err(format!(
+                            "{q}.base_slip_sinkage.z_base: must lie in (0, limit_start = {}), got {}",
+                            b.limit_start, b.z_base
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -254,8 +332,12 @@ impl FitSpec {
     }
 }
 
-/// Case name -> measured value from a CSV with a header row.
-pub fn read_measurements(path: &Path, m: &Measurements) -> Result<BTreeMap<String, f64>, String> {
+/// Case name -> measured (time, value) rows from a CSV with a header row; without a
+/// time column the time is NaN and there is one row per case.
+pub fn read_measurements(
+    path: &Path,
+    m: &Measurements,
+) -> Result<BTreeMap<String, Vec<(f64, f64)>>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut lines = text.lines().filter(|l| !l.trim().is_empty());
     let header: Vec<&str> = lines
@@ -274,18 +356,73 @@ pub fn read_measurements(path: &Path, m: &Measurements) -> Result<BTreeMap<Strin
         })
     };
     let (ci, vi) = (col(&m.case_column)?, col(&m.value_column)?);
-    let mut out = BTreeMap::new();
-    for (n, line) in lines.enumerate() {
+    let ti = m.time_column.as_deref().map(col).transpose()?;
+    let mut out: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+    // line numbers count blank lines too, as an editor shows them
+    let numbered = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .skip(1);
+    for (n, line) in numbered {
+        let at = format!("{}:{}", path.display(), n + 1);
         let cells: Vec<&str> = line.split(',').map(str::trim).collect();
-        let (Some(case), Some(v)) = (cells.get(ci), cells.get(vi)) else {
-            return Err(format!("{}:{}: too few columns", path.display(), n + 2));
+        let number = |i: usize, what: &str| -> Result<f64, String> {
+            let cell = cells
+                .get(i)
+                .ok_or_else(|| format!("{at}: too few columns (no {what})"))?;
+            cell.parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite())
+                .ok_or_else(|| {
+                    format!(
+                        "{at}: {what} '{}' is not a number",
+                        crate::scenario::shown(cell)
+                    )
+                })
         };
-        let v: f64 = v
-            .parse()
-            .ok()
-            .filter(|x: &f64| x.is_finite())
-            .ok_or_else(|| format!("{}:{}: '{v}' is not a number", path.display(), n + 2))?;
-        out.insert(case.to_string(), v);
+        let case = cells
+            .get(ci)
+            .ok_or_else(|| format!("{at}: too few columns (no case)"))?;
+        let v = number(vi, "value")?;
+        let t = match ti {
+            Some(i) => number(i, "time")?,
+            None => f64::NAN,
+        };
+        let rows = out.entry(case.to_string()).or_default();
+        match ti {
+            None if !rows.is_empty() => {
+                return Err(format!(
+                    "{at}: case '{case}' has a second row; a time series needs `time_column`"
+                ))
+            }
+            Some(_) if rows.last().is_some_and(|(t0, _)| t <= *t0) => {
+                return Err(format!(
+                    "{at}: case '{case}': times must increase ({t} after {})",
+                    rows.last().map_or(0.0, |r| r.0)
+                ))
+            }
+            _ => rows.push((t, v)),
+        }
     }
     Ok(out)
+}
+
+/// The rows' values at `times`, linearly interpolated; `None` when a time is outside
+/// the rows' span.
+pub fn interpolate(rows: &[(f64, f64)], times: &[f64]) -> Option<Vec<f64>> {
+    times
+        .iter()
+        .map(|&t| {
+            let i = rows.partition_point(|r| r.0 < t);
+            if i < rows.len() && rows[i].0 == t {
+                return Some(rows[i].1);
+            }
+            if i == 0 || i == rows.len() {
+                return None;
+            }
+            let ((t0, v0), (t1, v1)) = (rows[i - 1], rows[i]);
+            Some(v0 + (v1 - v0) * (t - t0) / (t1 - t0))
+        })
+        .collect()
 }

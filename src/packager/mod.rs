@@ -130,7 +130,18 @@ pub fn package(
     out_dir: &Path,
     runtime: &Path,
 ) -> Result<PathBuf, PackageError> {
-    let scenario = scenario::load(scenario_path)?;
+    package_patched(scenario_path, &[], out_dir, runtime)
+}
+
+/// [`package`] with JSON merge patches applied to the scenario first
+/// ([`scenario::load_patched`]; `contact-fmu package --patch`).
+pub fn package_patched(
+    scenario_path: &Path,
+    patches: &[PathBuf],
+    out_dir: &Path,
+    runtime: &Path,
+) -> Result<PathBuf, PackageError> {
+    let scenario = scenario::load_patched(scenario_path, patches)?;
     check_starts(&scenario, &scenario_path.display().to_string())?;
     let c = contents(&scenario, &model_description::timestamp_now());
     let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;

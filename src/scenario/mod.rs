@@ -91,11 +91,52 @@ pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
 /// Reads, parses and validates a scenario file, and checks that the asset files it
 /// references exist inside its folder.
 pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
-    let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-        file: file.clone(),
-        source,
-    })?;
+    load_patched(path, &[])
+}
+
+/// [`load`] with JSON merge patches (RFC 7386) applied in order before parsing, e.g. the
+/// `patch.json` of `contact-fmu fit` (`{"start_values": {...}}`). The scenario's files
+/// still resolve against its own folder; errors name the scenario and the patches.
+pub fn load_patched(
+    path: &Path,
+    patches: &[std::path::PathBuf],
+) -> Result<Scenario, ScenarioError> {
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|source| ScenarioError::Read {
+            file: p.display().to_string(),
+            source,
+        })
+    };
+    let mut file = path.display().to_string();
+    let mut text = read(path)?;
+    if !patches.is_empty() {
+        let json = |text: &str, file: &str| {
+            serde_json::from_str::<serde_json::Value>(text).map_err(|e| ScenarioError::Parse {
+                file: file.to_string(),
+                error: FieldError {
+                    path: String::new(),
+                    message: shown_message(&e.to_string()),
+                },
+            })
+        };
+        let mut value = json(&text, &file)?;
+        for p in patches {
+            let patch = json(&read(p)?, &p.display().to_string())?;
+            if !patch.is_object() {
+                return Err(ScenarioError::Parse {
+                    file: p.display().to_string(),
+                    error: FieldError {
+                        path: String::new(),
+                        message: "a patch is a JSON object (RFC 7386 merge patch)".into(),
+                    },
+                });
+            }
+            merge_patch(&mut value, &patch);
+        }
+        let names: Vec<String> = patches.iter().map(|p| p.display().to_string()).collect();
+        file = format!("{file} patched by {}", names.join(", "));
+        text = value.to_string();
+    }
     let scenario = parse_str(&text, &file)?;
     let dir = path.parent().unwrap_or(Path::new("."));
     let errors: Vec<FieldError> = scenario
@@ -114,6 +155,27 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         Ok(scenario)
     } else {
         Err(ScenarioError::Invalid { file, errors })
+    }
+}
+
+/// RFC 7386 JSON merge patch: objects merge key by key, `null` deletes a key, anything
+/// else replaces the target.
+pub fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
+    match (target.as_object_mut(), patch.as_object()) {
+        (Some(t), Some(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge_patch(t.entry(k.clone()).or_insert(serde_json::Value::Null), v);
+                }
+            }
+        }
+        (None, Some(_)) => {
+            *target = serde_json::Value::Object(Default::default());
+            merge_patch(target, patch);
+        }
+        _ => *target = patch.clone(),
     }
 }
 

@@ -88,6 +88,12 @@ pub struct Scenario {
     /// any shape (non-convex too), with a contact patch instead of a point.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pcm: Option<PcmSettings>,
+    /// Start values of FMI parameters by variable name, over the ones the fields above
+    /// give (`{"terra.k_c": 8.01e5, "wheel.z0": 0.25}`): what an importer sets before
+    /// initialization, kept in the FMU. Integer parameters take whole numbers, Boolean
+    /// ones 0 or 1. `contact-fmu fit` writes its result as this field (a patch).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub start_values: std::collections::BTreeMap<String, f64>,
 }
 
 pub(crate) fn default_model_step() -> f64 {

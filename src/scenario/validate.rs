@@ -483,5 +483,14 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
     for model in crate::cosim::registry::MODELS {
         (model.check)(&mut c, s);
     }
+    // start values name variables of the table, which only a valid scenario builds
+    if c.errors.is_empty() && !s.start_values.is_empty() {
+        let (table, _, _) = crate::cosim::layout::build(s);
+        for (name, v) in &s.start_values {
+            if let Err(e) = table.start_override(name, *v) {
+                c.err(format!("start_values[\"{}\"]", shown(name)), e);
+            }
+        }
+    }
     c.errors
 }
