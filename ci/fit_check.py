@@ -3,6 +3,13 @@
 fit.json: TerRA fitted to our SCM.
 
     ci/fit_check.py DROP/fit.json DBP/fit.json [--patched FMU] [--same-as OTHER/fit.json]
+        [--family BEKKER/fit.json] [--family BJH/fit.json]
+
+Limits: the drop test's settled sinkages within 1 % (Barthelmes 2018, Table 2: 0.11 %
+and below), the drawbar-pull test's sinkages within 2.5 % (Table 3) and its drawbar
+pulls after the last stage within 3 %; the k_j-only stage leaves the drawbar pull
+unfitted, as the paper found. --family: a Bekker-family fit to the same SCM test, every
+case within 6 %.
 
 --patched FMU: the drop fit's model packaged with its patch.json
 (`contact-fmu package MODEL --patch DROP/patch.json`), simulated by fmpy's simulate_fmu
@@ -15,12 +22,15 @@ import os
 import sys
 
 args = sys.argv[1:]
-opts = {}
+opts, families = {}, []
 while len(args) > 2:
     flag, value = args[-2], args[-1]
-    if flag not in ("--patched", "--same-as"):
+    if flag == "--family":
+        families.append(value)
+    elif flag in ("--patched", "--same-as"):
+        opts[flag] = value
+    else:
         break
-    opts[flag] = value
     args = args[:-2]
 drop = json.load(open(args[0]))
 dbp = json.load(open(args[1]))
@@ -35,9 +45,9 @@ def check(label, value, limit):
 
 
 for c in drop["cases"]:
-    check(f"drop test {c['case']}: settled sinkage", c["relative_error"], 0.08)
+    check(f"drop test {c['case']}: settled sinkage", c["relative_error"], 0.01)
 for c in dbp["cases"]:
-    limit = 0.025 if "sinkage" in c["case"] else 0.05
+    limit = 0.025 if "sinkage" in c["case"] else 0.03
     check(f"drawbar-pull test {c['case']}", c["relative_error"], limit)
 stages = {s["name"]: s for s in dbp["stages"]}
 kj = stages.get("shear")
@@ -45,6 +55,10 @@ if kj is None or kj["cost"] < 0.1:
     fails.append("the k_j-only stage should leave the drawbar pull unfitted (cost > 0.1), as in the paper")
 else:
     print(f"  ok   k_j alone leaves the drawbar pull unfitted (criterion {kj['cost']:.3f}), as the paper found")
+for path in reversed(families):
+    fam = json.load(open(path))
+    for c in fam["cases"]:
+        check(f"{os.path.basename(fam['fit'])} {c['case']}", c["relative_error"], 0.06)
 if "--patched" in opts:
     import numpy as np
     from fmpy import simulate_fmu

@@ -70,14 +70,17 @@ step "sweeps: a Monte-Carlo of a wheel over two generated rock fields on 2 worke
 step "pictures: the soil export of a multi-pass run (six rover wheels) rendered to a PNG"
 .venv/bin/python examples/soil_multipass.py target/fmu/scm_rover_wheels.fmu target/fmu/soil_multipass.png
 
-step "calibration: TerRA fitted to our SCM, drop test and drawbar-pull test (contact-fmu fit); the patched FMU in fmpy; the drop fit again on a Dask LocalCluster"
+step "calibration: TerRA, Bekker and BJH fitted to our SCM (drop test, drawbar-pull test; contact-fmu fit); the patched FMU in fmpy; the drop fit again on a Dask LocalCluster"
 target/release/contact-fmu fit examples/fit/terra_drop_fit.json -o target/fit/drop
 target/release/contact-fmu fit examples/fit/terra_dbp_fit.json -o target/fit/dbp
+target/release/contact-fmu fit examples/fit/bekker_dbp_fit.json -o target/fit/bekker
+target/release/contact-fmu fit examples/fit/bjh_dbp_fit.json -o target/fit/bjh
 target/release/contact-fmu package examples/fit/terra_drop.json --patch target/fit/drop/patch.json -o target/fit/drop
 target/release/contact-fmu fit examples/fit/terra_drop_fit.json -o target/fit/drop_dask \
   --evaluator ".venv/bin/python examples/fit_dask.py --workers 2"
 .venv/bin/python ci/fit_check.py target/fit/drop/fit.json target/fit/dbp/fit.json \
-  --patched target/fit/drop/fit_terra_drop.fmu --same-as target/fit/drop_dask/fit.json
+  --patched target/fit/drop/fit_terra_drop.fmu --same-as target/fit/drop_dask/fit.json \
+  --family target/fit/bekker/fit.json --family target/fit/bjh/fit.json
 .venv/bin/python examples/fit_plot.py examples/fit/terra_drop_fit.json target/fit/drop/fit.json
 
 step "libcosim: every example FMU, last values against fmpy's"

@@ -66,6 +66,7 @@ pub struct ScmVrs {
     /// Boolean value references.
     pub deformation: usize,
     pub side_pressure: usize,
+    pub erosion_stops_at_bodies: usize,
     /// String value reference.
     pub export_dir: usize,
     pub export_interval: usize,
@@ -339,6 +340,7 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         "plastic soil deformation on (Krenn 2009 section 3.3); off, the soil keeps its shape",
     );
     let side_pressure = t.boolean_parameter("soil.side_pressure", Tunable, soil.side_pressure, "passive earth pressure on body faces no vertical ray sees (a wheel's side against a rut's wall; Leite 2010 eq. (3.9))");
+    let erosion_stops_at_bodies = t.boolean_parameter("soil.erosion_stops_at_bodies", Tunable, soil.erosion_stops_at_bodies, "erosion stops at the bodies' undersides: soil slumping towards a body does not fill the space it takes (off, as in Krenn 2009 section 3.3, a body resting in its crater is lifted)");
     let erosion_sweeps = t.integer_parameter("soil.erosion_sweeps", Tunable, soil.erosion_sweeps.min(i32::MAX as u32) as i32, Bounds::NON_NEGATIVE, "erosion sweeps per soil update: 0 erodes until no slope exceeds the angle of repose (Krenn 2009 section 3.3); a positive number caps them for speed, the rest continues next update");
     let export_dir = t.push(Variable {
         name: "soil.export_dir".into(),
@@ -377,6 +379,7 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
         update_interval,
         deformation,
         side_pressure,
+        erosion_stops_at_bodies,
         export_dir,
         export_interval,
         volume,
@@ -539,6 +542,7 @@ impl Scm {
             density: w.real(v.density),
             gravity: w.gravity().norm(),
             side_pressure: w.boolean(v.side_pressure),
+            erosion_stops_at_bodies: w.boolean(v.erosion_stops_at_bodies),
         }
     }
 

@@ -350,6 +350,10 @@ pub struct Workspace {
     k_b: Vec<f64>,
     /// Erosion: the repose rise over one spacing at each window node (with classes).
     pub(crate) limits: Vec<f64>,
+    /// With `soil.erosion_stops_at_bodies`, per node of the soil update's window the
+    /// highest erosion may raise it: the body's lowest point over it (+inf where the
+    /// body is not over it).
+    pub(crate) caps: Vec<f64>,
     /// The footprint of the last A, L and distance computation (its nodes' grid
     /// columns and rows, in node order), with A and L in node units: a footprint on
     /// the same nodes reuses them (a body at rest, or moving less than a node). After
@@ -719,6 +723,33 @@ fn scan_convert(
     r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
     (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
     Some(rect)
+}
+
+impl Workspace {
+    /// Per node of `rect` (row-major), the lowest point of the body above it, m (world
+    /// z), from the last evaluation's scan conversion of the faces reaching below the
+    /// soil top; +inf where none covers the node (or there was none).
+    pub(crate) fn lowest_over(&self, rect: &Rect, out: &mut Vec<f64>) {
+        out.clear();
+        out.resize(rect.len(), f64::INFINITY);
+        let r = &self.raster;
+        if !r.valid {
+            return;
+        }
+        let both = rect.intersect(&r.rect);
+        if both.is_empty() {
+            return;
+        }
+        let (nx, rnx) = (rect.nx as usize, r.rect.nx as usize);
+        for gj in both.j0..both.j0 + both.ny {
+            let (a, b) = (
+                (gj - rect.j0) as usize * nx + (both.i0 - rect.i0) as usize,
+                (gj - r.rect.j0) as usize * rnx + (both.i0 - r.rect.i0) as usize,
+            );
+            let n = both.nx as usize;
+            out[a..a + n].copy_from_slice(&r.zmin[b..b + n]);
+        }
+    }
 }
 
 /// Contact forces of `mesh` (body frame) moving with `motion` on the soil: eq. (1) to

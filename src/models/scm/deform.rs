@@ -692,6 +692,9 @@ fn spread(ws: &mut Workspace) {
 pub struct AtRest {
     rect: Rect,
     foot: Vec<(i32, i32)>,
+    /// Nodes (grid column, row) whose pairs the body's underside held steeper than
+    /// the repose slope (see [`level_pair`]): not at rest.
+    held: Vec<(i32, i32)>,
     limit: f64,
     /// None: nothing is vouched for.
     mark: Option<Mark>,
@@ -731,10 +734,19 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
         seed_rows(ws);
         ws.seeded_erosions += 1;
     }
+    // with `soil.erosion_stops_at_bodies`, each node's cap: the body's underside over
+    // it (soil slumping towards the body stops there; without, it fills the space the
+    // body takes, and lifted a wheel resting in its crater by 1 cm in 0.25 s:
+    // docs/models/scm.md)
+    let mut caps = std::mem::take(&mut ws.caps);
+    if p.erosion_stops_at_bodies {
+        ws.lowest_over(&ws.rect.clone(), &mut caps);
+    }
+    let caps_in = p.erosion_stops_at_bodies.then_some(&caps[..]);
     let settled = erode_from(
         p,
         ds,
-        (&ws.mask, nx, ny),
+        (&ws.mask, caps_in, nx, ny),
         &mut ws.h,
         &mut ws.zp,
         &mut ws.changed,
@@ -748,6 +760,13 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
         let (r, next) = (ws.rect, &mut ws.at_rest_spare);
         next.rect = r;
         next.limit = limit;
+        next.held.clear();
+        if let Some(caps) = caps_in {
+            held_steep(&ws.mask, caps, (nx, ny), &ws.h, limit, |k| {
+                next.held
+                    .push((r.i0 + (k % nx) as i32, r.j0 + (k / nx) as i32))
+            });
+        }
         // the footprint nodes are the mask's nodes (their grid columns and rows are
         // the evaluation's)
         next.foot.clone_from(&ws.cached_nodes);
@@ -758,13 +777,14 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
             .all(|(&(gi, gj), &[i, j])| { (gi - r.i0, gj - r.j0) == (i as i32, j as i32) }));
         debug_assert_eq!(next.foot.len(), ws.mask.iter().filter(|&&m| m).count());
     }
+    ws.caps = caps;
 }
 
 impl AtRest {
-    /// Calls `f(i, j)` for each node of the recorded footprint inside the window `r`,
-    /// in window coordinates.
+    /// Calls `f(i, j)` for each node of the recorded footprint, and each node held
+    /// steep, inside the window `r`, in window coordinates.
     fn footprint_in(&self, r: &Rect, mut f: impl FnMut(usize, usize)) {
-        for &(gi, gj) in &self.foot {
+        for &(gi, gj) in self.foot.iter().chain(&self.held) {
             let (i, j) = (gi - r.i0, gj - r.j0);
             if i >= 0 && j >= 0 && i < r.nx && j < r.ny {
                 f(i as usize, j as usize);
@@ -851,7 +871,7 @@ fn level_pair(
     a: usize,
     b: usize,
     limit: f64,
-    mask: &[bool],
+    (mask, caps): (&[bool], Option<&[f64]>),
     h: &mut [f64],
     zp: &mut [f64],
     changed: &mut [bool],
@@ -865,11 +885,28 @@ fn level_pair(
         return false;
     }
     let (hi, lo) = if diff > 0.0 { (a, b) } else { (b, a) };
+    let Some(m) = capped(m, caps, h, lo) else {
+        return false;
+    };
     h[hi] -= m;
     add_soil(h, zp, lo, m);
     changed[hi] = true;
     changed[lo] = true;
     true
+}
+
+/// The soil `m` (m) that slides onto node `lo`, under the cap of `caps` there (the
+/// body's underside, `soil.erosion_stops_at_bodies`): None if the cap leaves no more
+/// than [`EROSION_TOL`].
+#[inline(always)]
+fn capped(m: f64, caps: Option<&[f64]>, h: &[f64], lo: usize) -> Option<f64> {
+    match caps {
+        None => Some(m),
+        Some(c) => {
+            let m = m.min(c[lo] - h[lo]);
+            (m > EROSION_TOL).then_some(m)
+        }
+    }
 }
 
 /// Fig. 14 and section 3.3 ("the maximum DEM inclination is smaller than the maximum
@@ -902,7 +939,7 @@ pub fn erode(
     rows: &mut Vec<[u64; 2]>,
     limits: Option<&[f64]>,
 ) {
-    let grid = (mask, nx, ny);
+    let grid = (mask, None, nx, ny);
     erode_from(p, ds, grid, h, zp, changed, rows, limits, false);
 }
 
@@ -916,7 +953,7 @@ pub fn erode(
 fn erode_from(
     p: &SoilParams,
     ds: f64,
-    (mask, nx, ny): (&[bool], usize, usize),
+    (mask, caps, nx, ny): (&[bool], Option<&[f64]>, usize, usize),
     h: &mut [f64],
     zp: &mut [f64],
     changed: &mut [bool],
@@ -938,6 +975,7 @@ fn erode_from(
     debug_assert_eq!(rows.len(), ny);
     let part = Part {
         mask,
+        caps,
         h,
         zp,
         changed,
@@ -959,6 +997,8 @@ const SPLIT_NODES: usize = 4096;
 /// The rows of a window that one [`Part::sweeps`] erodes, as slices of its nodes.
 struct Part<'a> {
     mask: &'a [bool],
+    /// With `soil.erosion_stops_at_bodies`: per node, the highest erosion may raise it.
+    caps: Option<&'a [f64]>,
     h: &'a mut [f64],
     zp: &'a mut [f64],
     changed: &'a mut [bool],
@@ -971,6 +1011,7 @@ impl Part<'_> {
     fn reborrow(&mut self) -> Part<'_> {
         Part {
             mask: self.mask,
+            caps: self.caps,
             h: self.h,
             zp: self.zp,
             changed: self.changed,
@@ -990,6 +1031,7 @@ impl Part<'_> {
         [
             Part {
                 mask: &self.mask[..k],
+                caps: self.caps.map(|c| &c[..k]),
                 h: ha,
                 zp: za,
                 changed: ca,
@@ -997,6 +1039,7 @@ impl Part<'_> {
             },
             Part {
                 mask: &self.mask[k..],
+                caps: self.caps.map(|c| &c[k..]),
                 h: hb,
                 zp: zb,
                 changed: cb,
@@ -1009,7 +1052,7 @@ impl Part<'_> {
     /// `most`, with the repose rise `limit` or the part's `limits`.
     fn sweeps(self, most: usize, nx: usize, rows: &mut [[u64; 2]], limit: f64) -> (bool, usize) {
         let ny = rows.len();
-        let (m, h, zp, c) = (self.mask, self.h, self.zp, self.changed);
+        let (m, h, zp, c) = ((self.mask, self.caps), self.h, self.zp, self.changed);
         match self.limits {
             None => sweeps(most, m, nx, ny, h, zp, c, rows, &|_, _| limit),
             // soils of two classes: the lower repose slope of the pair's nodes
@@ -1082,6 +1125,15 @@ fn level_seam(a: &mut Part<'_>, ka: usize, b: &mut Part<'_>, kb: usize, limit: f
     if a.mask[ka] || b.mask[kb] {
         return false;
     }
+    // as in `level_pair`
+    let m = if diff > 0.0 {
+        capped(m, b.caps, b.h, kb)
+    } else {
+        capped(m, a.caps, a.h, ka)
+    };
+    let Some(m) = m else {
+        return false;
+    };
     if diff > 0.0 {
         a.h[ka] -= m;
         add_soil(b.h, b.zp, kb, m);
@@ -1092,6 +1144,39 @@ fn level_seam(a: &mut Part<'_>, ka: usize, b: &mut Part<'_>, kb: usize, limit: f
     a.changed[ka] = true;
     b.changed[kb] = true;
     true
+}
+
+/// Calls `held(k)` for each node `k` outside the footprint that a neighbour outside
+/// it stands over by more than the repose rise `limit` (m over one spacing) while the
+/// body's underside (`caps`, see [`capped`]) holds it: its pairs are not at rest for
+/// the next update.
+fn held_steep(
+    mask: &[bool],
+    caps: &[f64],
+    (nx, ny): (usize, usize),
+    h: &[f64],
+    limit: f64,
+    mut held: impl FnMut(usize),
+) {
+    for k in 0..nx * ny {
+        if mask[k] || !caps[k].is_finite() {
+            continue;
+        }
+        let (i, j) = (k % nx, k / nx);
+        let around = [
+            (i > 0).then(|| k - 1),
+            (i + 1 < nx).then(|| k + 1),
+            (j > 0).then(|| k - nx),
+            (j + 1 < ny).then(|| k + nx),
+        ];
+        if around
+            .into_iter()
+            .flatten()
+            .any(|n| !mask[n] && h[n] > h[k] && excess(h[n] - h[k], limit).is_some())
+        {
+            held(k);
+        }
+    }
 }
 
 /// Columns per erosion block of a window `nx` nodes wide, as a shift: a power of two
@@ -1115,7 +1200,7 @@ fn sweep_bound(p: &SoilParams) -> usize {
 #[inline(always)]
 fn sweeps<L: Fn(usize, usize) -> f64>(
     most: usize,
-    mask: &[bool],
+    mask: (&[bool], Option<&[f64]>),
     nx: usize,
     ny: usize,
     h: &mut [f64],
@@ -1211,7 +1296,7 @@ fn visit_node<L: Fn(usize, usize) -> f64>(
     ny: usize,
     shift: u32,
     lim: &L,
-    mask: &[bool],
+    mask: (&[bool], Option<&[f64]>),
     h: &mut [f64],
     zp: &mut [f64],
     changed: &mut [bool],
@@ -1252,6 +1337,77 @@ mod tests {
             &mut vec![],
             None,
         );
+    }
+
+    /// `soil.erosion_stops_at_bodies`: a 5 cm wall beside a hole under a body whose
+    /// underside is 1 cm above the hole's floor: the soil slumping into the hole stops
+    /// at the underside (none rises above its cap), the wall still slumps, and volume
+    /// is kept; the pairs held steep are reported for the next update.
+    #[test]
+    fn erosion_stops_at_the_underside_of_a_body() {
+        let (nx, ny, ds) = (12, 5, 0.01);
+        let p = SoilParams::dlr_a();
+        let mut h = vec![0.0; nx * ny];
+        let mut caps = vec![f64::INFINITY; nx * ny];
+        for j in 0..ny {
+            for i in 0..nx {
+                let k = j * nx + i;
+                if i >= 6 {
+                    h[k] = 0.05; // the wall
+                } else {
+                    caps[k] = 0.01; // the body over the hole
+                }
+            }
+        }
+        let total: f64 = h.iter().sum();
+        let (mut zp, mut changed) = (vec![0.0; nx * ny], vec![false; nx * ny]);
+        let mask = vec![false; nx * ny];
+        let settled = erode_from(
+            &p,
+            ds,
+            (&mask, Some(&caps), nx, ny),
+            &mut h,
+            &mut zp,
+            &mut changed,
+            &mut vec![],
+            None,
+            false,
+        );
+        assert!(settled);
+        for (k, (z, c)) in h.iter().zip(&caps).enumerate() {
+            assert!(*z <= c + 1e-15, "node {k}: {z} over its cap {c}");
+        }
+        assert!(h[5] > 0.009 && h[6] < 0.05, "{} {}", h[5], h[6]);
+        assert!((h.iter().sum::<f64>() - total).abs() < 1e-12);
+        let mut held = vec![];
+        held_steep(&mask, &caps, (nx, ny), &h, ds * p.repose.tan(), |k| {
+            held.push(k)
+        });
+        assert!(
+            !held.is_empty() && held.iter().all(|k| k % nx == 5),
+            "{held:?}"
+        );
+        // without caps the same soil fills the hole above the underside
+        let mut h2 = vec![0.0; nx * ny];
+        for j in 0..ny {
+            for i in 6..nx {
+                h2[j * nx + i] = 0.05;
+            }
+        }
+        let mut zp2 = vec![0.0; nx * ny];
+        erode(
+            &p,
+            ds,
+            &mask,
+            nx,
+            ny,
+            &mut h2,
+            &mut zp2,
+            &mut changed,
+            &mut vec![],
+            None,
+        );
+        assert!(h2[5] > 0.011, "{}", h2[5]);
     }
 
     /// A 5 cm spike on a 21 x 21 field at 1 cm, eroded once with `sweeps` (0: until
@@ -1365,31 +1521,33 @@ mod tests {
     ) {
         let limit = ds * p.repose.tan();
         let mut changed = vec![false; h.len()];
-        let mut full =
-            |rows: std::ops::Range<usize>, most: usize, h: &mut [f64], zp: &mut [f64]| {
-                let (j0, ny) = (rows.start, rows.len());
-                let (m, h, zp) = (&mask[j0 * nx..], &mut h[j0 * nx..], &mut zp[j0 * nx..]);
-                for sweep in 0..most {
-                    let mut moved = false;
-                    for jj in 0..ny {
-                        let j = if sweep % 2 == 0 { jj } else { ny - 1 - jj };
-                        for ii in 0..nx {
-                            let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
-                            let k = j * nx + i;
-                            if i + 1 < nx {
-                                moved |= level_pair(k, k + 1, limit, m, h, zp, &mut changed);
-                            }
-                            if j + 1 < ny {
-                                moved |= level_pair(k, k + nx, limit, m, h, zp, &mut changed);
-                            }
+        let mut full = |rows: std::ops::Range<usize>,
+                        most: usize,
+                        h: &mut [f64],
+                        zp: &mut [f64]| {
+            let (j0, ny) = (rows.start, rows.len());
+            let (m, h, zp) = (&mask[j0 * nx..], &mut h[j0 * nx..], &mut zp[j0 * nx..]);
+            for sweep in 0..most {
+                let mut moved = false;
+                for jj in 0..ny {
+                    let j = if sweep % 2 == 0 { jj } else { ny - 1 - jj };
+                    for ii in 0..nx {
+                        let i = if sweep % 2 == 0 { ii } else { nx - 1 - ii };
+                        let k = j * nx + i;
+                        if i + 1 < nx {
+                            moved |= level_pair(k, k + 1, limit, (m, None), h, zp, &mut changed);
+                        }
+                        if j + 1 < ny {
+                            moved |= level_pair(k, k + nx, limit, (m, None), h, zp, &mut changed);
                         }
                     }
-                    if !moved {
-                        return (true, sweep + 1);
-                    }
                 }
-                (false, most)
-            };
+                if !moved {
+                    return (true, sweep + 1);
+                }
+            }
+            (false, most)
+        };
         if ny < SPLIT_ROWS || nx * ny < SPLIT_NODES {
             full(0..ny, sweep_bound(p), h, zp);
             return;
@@ -1406,7 +1564,7 @@ mod tests {
             let mut moved = false;
             for i in 0..nx {
                 let k = (s - 1) * nx + i;
-                moved |= level_pair(k, k + nx, limit, mask, h, zp, &mut seam_changed);
+                moved |= level_pair(k, k + nx, limit, (mask, None), h, zp, &mut seam_changed);
             }
             if !moved || left == 0 {
                 return;

@@ -86,6 +86,10 @@ pub struct SoilParams {
     pub gravity: f64,
     /// Passive earth pressure on the body's side faces (Leite 2010, eq. (3.9)).
     pub side_pressure: bool,
+    /// Erosion stops at the bodies' undersides: soil slumping towards a body does not
+    /// fill the space it takes (off: Krenn 2009's erosion outside the footprint only,
+    /// which lifts a body resting in its crater; docs/models/scm.md).
+    pub erosion_stops_at_bodies: bool,
 }
 
 impl SoilParams {
@@ -111,6 +115,7 @@ impl SoilParams {
             density: 1600.0,
             gravity: 9.81,
             side_pressure: true,
+            erosion_stops_at_bodies: false,
         }
     }
 }
@@ -370,19 +375,30 @@ mod tests {
     /// sinking and sliding across nodes (its windows shift), for two bodies whose
     /// windows overlap (each one's store spoils the other's record and buffers), and across a
     /// restore of an earlier soil (a new history), on flat soil and on a base surface
-    /// with a cliff steeper than the repose slope that the windows reach.
+    /// with a cliff steeper than the repose slope that the windows reach; with the
+    /// erosion stopping at the body's underside too (pairs it holds steep are swept
+    /// again in the next update).
     #[test]
     fn soil_updates_from_the_last_rest_give_the_bits_of_full_passes() {
         let cliff = Surface::Profile {
             points: vec![[-1.0, 0.0], [0.2, 0.0], [0.22, 0.05], [1.0, 0.05]],
         };
         for base in [flat(), cliff] {
-            erosion_from_rest_on(&base);
+            for stops in [false, true] {
+                erosion_from_rest_on(&base, stops);
+            }
         }
     }
 
-    fn erosion_from_rest_on(base: &Surface) {
-        let (ds, p) = (0.01, SoilParams::dlr_a());
+    fn erosion_from_rest_on(base: &Surface, stops: bool) {
+        let ds = 0.01;
+        let p = SoilParams {
+            erosion_stops_at_bodies: stops,
+            ..SoilParams::dlr_a()
+        };
+        // stopping at the underside, a few more updates after the restore start over
+        // (the spheres sit deep in the restored soil, whose walls they hold)
+        let slack = if stops { 3 } else { 1 };
         let mesh = TriMesh::sphere(0.15, 48);
         let motion = |x: f64, s: usize| BodyMotion {
             iso: Isometry3::translation(x + 0.004 * s as f64, 0.0, 0.15 - 0.002 * s as f64),
@@ -426,7 +442,7 @@ mod tests {
                 assert_eq!(loads, 0, "{base:?}");
             } else {
                 assert!(
-                    loads + 3 * xs.len() as u64 >= 60 * xs.len() as u64,
+                    loads + (2 + slack) * xs.len() as u64 >= 60 * xs.len() as u64,
                     "{loads} {xs:?}"
                 );
             }
@@ -440,7 +456,7 @@ mod tests {
             } else {
                 let most = 58 * xs.len() as u64;
                 assert!(
-                    n + xs.len() as u64 >= most && n <= most,
+                    n + slack * xs.len() as u64 >= most && n <= most,
                     "{n} {xs:?} {base:?}"
                 );
             }

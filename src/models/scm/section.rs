@@ -144,6 +144,11 @@ pub struct ScmSoil {
     /// the soil beside a face no vertical ray sees (a wheel's side against a rut's
     /// wall) resists its motion (Leite 2010, eq. (3.9)).
     pub side_pressure: bool,
+    /// Erosion stops at the bodies' undersides (`soil.erosion_stops_at_bodies`): soil
+    /// slumping towards a body does not fill the space the body takes. Off (the
+    /// default, as in Krenn 2009), a body resting in its crater is lifted by the
+    /// walls slumping under it (docs/models/scm.md).
+    pub erosion_stops_at_bodies: bool,
 }
 
 impl Default for ScmSoil {
@@ -165,6 +170,7 @@ impl Default for ScmSoil {
             erosion_sweeps: p.erosion_sweeps,
             density: p.density,
             side_pressure: p.side_pressure,
+            erosion_stops_at_bodies: p.erosion_stops_at_bodies,
         }
     }
 }
