@@ -189,7 +189,10 @@ fn run(cli: Cli) -> Result<(), String> {
                 match scenario::load_patched(s, &patches)
                     .map_err(|e| e.to_string())
                     .and_then(|sc| {
-                        packager::check_starts(&sc, &s.display().to_string())
+                        let file = s.display().to_string();
+                        let dir = scenario::folder_of(s);
+                        packager::check_starts(&sc, &file)
+                            .and_then(|_| packager::check_assets(&sc, dir, &file))
                             .map(|_| sc)
                             .map_err(|e| e.to_string())
                     }) {
@@ -290,7 +293,7 @@ fn fit(
 ) -> Result<(), String> {
     use contact_fmu::fit;
     let spec = fit::FitSpec::load(path)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = scenario::folder_of(path);
     let model_path = dir.join(&spec.model);
     let model = fit::Model::load(&model_path)?;
     let t0 = Instant::now();

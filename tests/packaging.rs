@@ -338,3 +338,75 @@ fn start_values_and_patches_set_parameters_of_the_packaged_fmu() {
         "{e}"
     );
 }
+
+#[test]
+fn broken_side_files_are_refused_by_check_and_package_not_at_instantiation() {
+    // issue 26: the files a scenario names are read as the FMU reads them, by `check`
+    // and `package`, with the scenario and what is wrong (line, vertex, class); and a
+    // scenario given by its bare name (parent folder "") finds its files
+    let dir = tempfile::tempdir().unwrap();
+    for f in [
+        "pcm_bouncing_bubbles.json",
+        "pcm_bubbles_container.obj",
+        "scm_soil_map.json",
+        "scm_soil_map.csv",
+    ] {
+        let text = std::fs::read_to_string(root().join("examples").join(f)).unwrap();
+        let text = text.replace("\"$schema\": \"schema/scenario.schema.json\",", "");
+        std::fs::write(dir.path().join(f), text).unwrap();
+    }
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
+            .args(args)
+            .current_dir(dir.path())
+            .env("CONTACT_FMU_RUNTIME", runtime())
+            .output()
+            .unwrap();
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (ok, e) = cli(&["check", "pcm_bouncing_bubbles.json", "scm_soil_map.json"]);
+    assert!(ok, "{e}");
+    let good_csv = std::fs::read_to_string(dir.path().join("scm_soil_map.csv")).unwrap();
+    let cases: [(&str, String, &str, &str); 4] = [
+        (
+            "pcm_bubbles_container.obj",
+            "not an OBJ\n".into(),
+            "pcm_bouncing_bubbles.json",
+            "no faces",
+        ),
+        (
+            "pcm_bubbles_container.obj",
+            "v 0 0 0\nv 1 0 0\nv nan 1 0\nf 1 2 3\n".into(),
+            "pcm_bouncing_bubbles.json",
+            "vertex 3 is not finite",
+        ),
+        (
+            "scm_soil_map.csv",
+            good_csv.replacen("\n0,", "\nx,", 1),
+            "scm_soil_map.json",
+            "line 3: invalid float literal",
+        ),
+        (
+            "scm_soil_map.csv",
+            good_csv.replacen("\n0,", "\n7,", 1),
+            "scm_soil_map.json",
+            "uses class 7",
+        ),
+    ];
+    for (file, text, scenario, want) in cases {
+        let keep = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        std::fs::write(dir.path().join(file), text).unwrap();
+        for cmd in ["check", "package"] {
+            let (ok, e) = cli(&[cmd, scenario, "-o", "out"][..if cmd == "check" { 2 } else { 4 }]);
+            assert!(
+                !ok && e.contains(scenario) && e.contains(want),
+                "{cmd} {file}: {e}"
+            );
+        }
+        std::fs::write(dir.path().join(file), keep).unwrap();
+    }
+    assert!(!dir.path().join("out/pcm_bouncing_bubbles.fmu").exists());
+}

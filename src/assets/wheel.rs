@@ -150,12 +150,23 @@ impl WheelParams {
         if !(e > 0.0 && e.is_finite()) {
             return bad("max_edge", format!("must be > 0 m, got {e}"));
         }
+        // the faces `generate` makes: two per tread cell, and the two side discs of
+        // concentric rings every max_edge, each ring as many stations as the rim
+        // (issue 26: a narrow wheel of large radius passed a tread-only count and
+        // needed over 5 GB for its sides)
         let around = 2.0 * PI * self.radius / e;
-        let across = self.width / e;
-        if around * across > 2e7 {
+        let (across, rings) = ((self.width / e).ceil().max(1.0), (self.radius / e).ceil());
+        let faces = 2.0 * around * across + 4.0 * around * rings;
+        if !(faces <= MAX_WHEEL_FACES) {
             return bad(
                 "max_edge",
-                format!("{e} m makes over 20 million faces; choose a larger one"),
+                format!(
+                    "{e} m makes about {:.0} million faces (tread and side discs), at most {:.0} million are made (about {:.0} MB each million while generating); choose {:.2e} m or more",
+                    faces / 1e6,
+                    MAX_WHEEL_FACES / 1e6,
+                    MB_PER_MILLION_FACES,
+                    e * (faces / MAX_WHEEL_FACES).sqrt() * 1.01
+                ),
             );
         }
         Ok(())
@@ -273,6 +284,17 @@ fn stations(p: &WheelParams) -> Vec<Station> {
 fn point(theta: f64, y: f64, rho: f64) -> Vector3<f64> {
     Vector3::new(rho * theta.sin(), y, -rho * theta.cos())
 }
+
+/// Most faces a generated wheel may have: 20 million, about 1.5 GB while generating
+/// and packaging ([`MB_PER_MILLION_FACES`]), well inside a 24 GB machine with room for
+/// the FMU's own copy.
+pub const MAX_WHEEL_FACES: f64 = 2e7;
+
+/// Memory per million faces of a generated wheel while it is generated and written,
+/// MB (measured with `/usr/bin/time -v`: r 0.5 m, w 0.2 m, max_edge 1.4 mm, 3.85 million
+/// faces, 281 MB peak for `contact-fmu asset wheel` and 280 MB for `package` of an SCM
+/// scenario with it: 73 MB per million).
+pub const MB_PER_MILLION_FACES: f64 = 75.0;
 
 /// Generates the wheel mesh (validate the parameters first).
 pub fn generate(p: &WheelParams) -> Result<TriMesh, AssetError> {
@@ -496,6 +518,35 @@ mod tests {
         let drop = 0.3 - (0.09f64 - 0.1 * 0.1).sqrt();
         let r = reach(&m, 0.5 * pitch, 0.1 - 1e-9);
         assert!((r - (0.25 - drop)).abs() < 1e-3, "{r}");
+    }
+
+    #[test]
+    fn the_face_estimate_counts_the_side_discs_and_bounds_the_work() {
+        // issue 26: the estimate counted the tread only; a narrow wheel of large
+        // radius passed it and needed over 5 GB for its side discs
+        let p = WheelParams {
+            radius: 0.5,
+            width: 0.2,
+            max_edge: Some(0.01),
+            profile: Profile::Flat,
+            grousers: None,
+        };
+        let n = generate(&p).unwrap().triangles.len() as f64;
+        let around = 2.0 * PI * 0.5 / 0.01;
+        let estimate = 2.0 * around * 20.0 + 4.0 * around * 50.0;
+        assert!(
+            (n / estimate - 1.0).abs() < 0.02,
+            "{n} faces, estimated {estimate}"
+        );
+        let narrow = WheelParams {
+            radius: 1.0,
+            width: 0.01,
+            max_edge: Some(2e-4),
+            profile: Profile::Flat,
+            grousers: None,
+        };
+        let e = narrow.validate().unwrap_err().to_string();
+        assert!(e.contains("max_edge") && e.contains("631 million"), "{e}");
     }
 
     #[test]

@@ -42,7 +42,7 @@ impl Model {
     /// Loads a scenario file.
     pub fn load(path: &Path) -> Result<Model, String> {
         let scenario = crate::scenario::load(path).map_err(|e| e.to_string())?;
-        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let dir = crate::scenario::folder_of(path).to_path_buf();
         Ok(Model { scenario, dir })
     }
 

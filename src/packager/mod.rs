@@ -38,6 +38,8 @@ pub enum PackageError {
         name: String,
         value: f64,
     },
+    #[error("{file}: {message}")]
+    Asset { file: String, message: String },
     #[error("{path}: cannot write the archive: {source}")]
     Zip {
         path: String,
@@ -123,6 +125,19 @@ pub fn check_starts(scenario: &Scenario, file: &str) -> Result<(), PackageError>
     Ok(())
 }
 
+/// Reads and checks every file the scenario names (meshes, soil maps, height maps,
+/// generated assets) as the FMU will at fmi2Instantiate, so that a broken file is
+/// refused by `check` and `package`, with the scenario file and field, and not in the
+/// user's importer (issue 26). `dir` is the scenario's folder.
+pub fn check_assets(scenario: &Scenario, dir: &Path, file: &str) -> Result<(), PackageError> {
+    crate::cosim::World::new(scenario, Some(dir))
+        .map(|_| ())
+        .map_err(|e| PackageError::Asset {
+            file: file.to_string(),
+            message: e.to_string(),
+        })
+}
+
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
 /// with the runtime library `runtime`. Returns the path of the FMU.
 pub fn package(
@@ -143,11 +158,16 @@ pub fn package_patched(
 ) -> Result<PathBuf, PackageError> {
     let scenario = scenario::load_patched(scenario_path, patches)?;
     check_starts(&scenario, &scenario_path.display().to_string())?;
+    check_assets(
+        &scenario,
+        crate::scenario::folder_of(scenario_path),
+        &scenario_path.display().to_string(),
+    )?;
     let c = contents(&scenario, &model_description::timestamp_now());
     let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;
     // Assets go to resources/ under the path the scenario gives (validated to stay inside
     // the scenario's folder), so the runtime resolves them the same way.
-    let dir = scenario_path.parent().unwrap_or(Path::new("."));
+    let dir = crate::scenario::folder_of(scenario_path);
     let mut assets = vec![];
     for (_, reference) in scenario.asset_references() {
         let resolved = scenario::resolve_asset(dir, &reference).map_err(|e| PackageError::Io {

@@ -138,7 +138,7 @@ pub fn load_patched(
         text = value.to_string();
     }
     let scenario = parse_str(&text, &file)?;
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = folder_of(path);
     let errors: Vec<FieldError> = scenario
         .asset_references()
         .into_iter()
@@ -155,6 +155,15 @@ pub fn load_patched(
         Ok(scenario)
     } else {
         Err(ScenarioError::Invalid { file, errors })
+    }
+}
+
+/// The folder a scenario's (or fit description's) files resolve against: the file's
+/// parent, or "." for a bare file name (whose parent is the empty path).
+pub fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     }
 }
 
