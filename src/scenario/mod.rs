@@ -68,7 +68,13 @@ pub fn parse_str(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
         ScenarioError::Parse {
             file: file.to_string(),
             error: FieldError {
-                path: if path == "." { String::new() } else { path },
+                // "." is the whole document, "?" where serde did not get into it (a
+                // syntax error before the first field)
+                path: if path == "." || path == "?" {
+                    String::new()
+                } else {
+                    path
+                },
                 // serde quotes the offending value: a 50 MB string must not come back whole
                 message: shown_message(&e.into_inner().to_string()),
             },
@@ -307,6 +313,11 @@ mod tests {
         );
         let e = parse_str("  ", "e.json").unwrap_err().to_string();
         assert!(e.contains("empty"), "{e}");
+        // a syntax error before the first field had the path "?"
+        let e = parse_str("{\"name\": \"x\",", "s.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("s.json: EOF while parsing"), "{e}");
     }
 
     #[test]
