@@ -2,6 +2,7 @@
 # Installs everything the build and the tests need, idempotently:
 #  - libclang (Debian's libclang-dev): the `fmi` crate (FMU import in the Rust tests)
 #    runs bindgen in its build script, which needs libclang.
+#  - valgrind: ci/memcheck.sh runs every example FMU under memcheck.
 #  - a project-local Python venv (.venv) with fmpy, the reference FMI importer, and
 #    libcosimpy, a second co-simulation master (ci/requirements.txt; reinstalled when
 #    that file changes).
@@ -15,6 +16,9 @@ if ! dpkg -s libclang-dev >/dev/null 2>&1; then
 fi
 if ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
   need_apt+=(python3-venv)
+fi
+if ! command -v valgrind >/dev/null 2>&1; then
+  need_apt+=(valgrind)
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi

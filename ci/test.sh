@@ -12,7 +12,8 @@
 #      example FMU in libcosim against fmpy (docs/cosimulation.md); a small Dask sweep
 #      (docs/sweeps.md) and the soil export picture; calibration (docs/calibration.md)
 #   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
-#      (ci/behaviour.py), and docs/scenario-format.md current with the schema
+#      (ci/behaviour.py); every example FMU under valgrind memcheck (ci/memcheck.sh);
+#      docs/scenario-format.md current with the schema
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -88,6 +89,9 @@ step "libcosim: every example FMU, last values against fmpy's"
 
 step "behaviour: every example FMU's outputs bit-identical to ci/reference/behaviour.json"
 .venv/bin/python ci/behaviour.py check target/fmu ci/reference/behaviour.json
+
+step "memory: every example FMU under valgrind memcheck (instantiate, step, states, reset, free)"
+bash ci/memcheck.sh
 
 step "docs: the scenario field reference matches the schema"
 .venv/bin/python ci/scenario_doc.py --check
