@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 26, item 3: valgrind memcheck over every example FMU (target/fmu, packaged by
+# Issue 26, items 2 and 3: valgrind memcheck over every example FMU (target/fmu, packaged by
 # ci/test.sh before this runs): tests/memcheck_loop.rs loads each through the FMI C
 # API and instantiates, initializes, steps, gets/serializes/deserializes/sets its
 # state, resets, steps and frees it, twice. Fails on any invalid read or write and on
@@ -21,3 +21,20 @@ MEMCHECK_FMUS=target/fmu valgrind --leak-check=full --errors-for-leak-kinds=defi
 n=$(ls target/fmu/*.fmu | wc -l)
 grep -E "definitely lost:|indirectly lost:|ERROR SUMMARY" "$log" | sed 's/^==[0-9]*==/ /'
 echo "ci/memcheck.sh: $n FMUs under valgrind: no invalid access, nothing definitely or indirectly lost"
+
+# Issue 26, item 2 under valgrind: the FMI call fuzzer (tests/fmi_fuzz.rs), 2 sequences
+# of 60 calls per example FMU: NULLs, foreign and corrupted states, refused calls must
+# not read or write out of bounds nor leak.
+bin=$(cargo test --release --test fmi_fuzz --no-run --message-format=json 2>/dev/null \
+  | sed -n 's/.*"executable":"\([^"]*fmi_fuzz[^"]*\)".*/\1/p' | tail -1)
+[ -x "$bin" ] || { echo "ci/memcheck.sh: no fmi_fuzz test binary" >&2; exit 1; }
+log=target/memcheck_fuzz.log
+FUZZ_FMUS=target/fmu FUZZ_SEQUENCES=2 FUZZ_CALLS=60 valgrind --leak-check=full \
+  --errors-for-leak-kinds=definite,indirect --error-exitcode=3 \
+  "$bin" --ignored --nocapture --test-threads=1 random_fmi_call_sequences_on_every_example > "$log" 2>&1 || {
+  grep -E "Invalid|definitely lost|indirectly lost|ERROR SUMMARY" "$log" | head -40
+  echo "ci/memcheck.sh: the FMI call fuzzer FAILED under valgrind (log: $log)"
+  exit 1
+}
+grep -E "fmi fuzz:|definitely lost:|indirectly lost:|ERROR SUMMARY" "$log" | sed 's/^==[0-9]*==/ /'
+echo "ci/memcheck.sh: the FMI call fuzzer under valgrind: no invalid access, nothing definitely or indirectly lost"

@@ -4,7 +4,8 @@
 #   2. cargo test --release: unit, doc and integration tests (FMUs loaded back through
 #      the FMI C API), built with the release profile the shipped runtime uses: one
 #      build of the dependencies serves the tests and the packaging step
-#   3. release build (what the tests built, reused) and packaging of every example
+#   3. release build (what the tests built, reused) and packaging of every example;
+#      random FMI call sequences against every example FMU (tests/fmi_fuzz.rs)
 #   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
 #      behaviour and the TerRA section 4.1 test as fmpy sees them
 #   5. co-simulation: the closed loops as SSP files (schema and structure checked, run
@@ -39,6 +40,11 @@ if ldd "$so" | grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread\.so|libdl\.so
   echo "the runtime needs a library beyond libc/libm/libpthread/libdl (above)"; exit 1
 fi
 echo "34 fmi2 functions exported; needs only: $(ldd "$so" | awk '{print $1}' | tr '\n' ' ')"
+
+step "FMI call fuzzing: 50 random sequences of 100 calls per example FMU, fixed seed (tests/fmi_fuzz.rs)"
+FUZZ_FMUS=target/fmu FUZZ_SEQUENCES=50 FUZZ_CALLS=100 FUZZ_SEED=26 \
+  cargo test --release --test fmi_fuzz -- --ignored --nocapture random_fmi_call_sequences_on_every_example 2>&1 \
+  | grep -E -A4 "fmi fuzz:|panicked|test result"
 
 step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
 .venv/bin/python examples/sphere_drop.py target/fmu/bbcc_sphere_drop.fmu target/fmu/bbcc_sphere_drop.png

@@ -186,16 +186,7 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Check { scenarios, patches } => {
             let mut failed = 0;
             for s in &scenarios {
-                match scenario::load_patched(s, &patches)
-                    .map_err(|e| e.to_string())
-                    .and_then(|sc| {
-                        let file = s.display().to_string();
-                        let dir = scenario::folder_of(s);
-                        packager::check_starts(&sc, &file)
-                            .and_then(|_| packager::check_assets(&sc, dir, &file))
-                            .map(|_| sc)
-                            .map_err(|e| e.to_string())
-                    }) {
+                match packager::check(s, &patches) {
                     Ok(sc) => eprintln!(
                         "{}: ok ({}, {} bodies)",
                         s.display(),

@@ -243,12 +243,14 @@ fn the_cli_packages_every_example() {
 #[test]
 fn a_value_that_makes_a_start_value_infinite_is_refused_before_packaging() {
     // issue 26: a radius of 1e308 wrote start="inf" (the default inertia) into
-    // modelDescription.xml, which is not an xs:double
+    // modelDescription.xml, which is not an xs:double. Sizes are now bounded (1e4 m),
+    // so such a radius is refused by validation; a mass of 1e308 on the largest sphere
+    // still overflows the derived inertia, which check_starts refuses.
     let text = r#"{"name": "huge", "model_identifier": "huge",
         "default_experiment": {"stop_time": 1.0, "step_size": 0.001},
         "terrain": {"surface": {"type": "flat"}},
-        "bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1e308},
-                    "motion": {"type": "free", "mass": 1.0}}]}"#;
+        "bodies": [{"name": "b", "shape": {"type": "sphere", "radius": 1e4},
+                    "motion": {"type": "free", "mass": 1e308}}]}"#;
     let s = contact_fmu::scenario::parse_str(text, "huge.json").unwrap();
     let e = contact_fmu::packager::check_starts(&s, "huge.json")
         .unwrap_err()
@@ -257,9 +259,16 @@ fn a_value_that_makes_a_start_value_infinite_is_refused_before_packaging() {
         e.starts_with("huge.json: ") && e.contains("'b.inertia[1]'") && e.contains("inf"),
         "{e}"
     );
-    let ok = text.replace("1e308", "0.1");
+    let ok = text.replace("1e308", "1.0");
     let s = contact_fmu::scenario::parse_str(&ok, "ok.json").unwrap();
     assert!(contact_fmu::packager::check_starts(&s, "ok.json").is_ok());
+    let e = contact_fmu::scenario::parse_str(&ok.replace("1e4", "1e308"), "r.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bodies[0].shape.radius: must be at most 1e4 m, got 1e308"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -8,12 +8,26 @@ use contact_fmu::scenario::{self, Scenario};
 use std::ffi::CString;
 use std::path::Path;
 
-/// An FMU state handed to the importer by fmi2GetFMUstate.
+/// An FMU state handed to the importer by fmi2GetFMUstate. `repr(C)`: the two header
+/// words come first, so that a pointer from elsewhere (another FMU's state, another
+/// runtime version's, a stray pointer to readable memory) is recognised from them
+/// before anything else of it is read.
+#[repr(C)]
 pub struct SavedState {
     /// Guards against foreign pointers passed back to fmi2SetFMUstate.
     pub magic: u64,
+    /// [`owner_of`] the GUID of the FMU that made it: a state of another FMU (or of
+    /// another build of this runtime, whose GUIDs differ) is refused.
+    pub owner: u64,
     pub state: State,
     pub dynamic: Dynamic,
+}
+
+/// The owner word of the states of the FMU with `guid` (FNV-1a of the GUID).
+pub fn owner_of(guid: &str) -> u64 {
+    guid.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// `SavedState::magic`.

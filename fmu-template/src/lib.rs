@@ -17,7 +17,7 @@ pub mod state_machine;
 
 use contact_fmu::cosim::snapshot;
 use fmi2_types::*;
-use instance::{Instance, SavedState, SAVED_STATE_MAGIC};
+use instance::{owner_of, Instance, SavedState, SAVED_STATE_MAGIC};
 use logger::{Category, Logger};
 use state_machine::{allowed, Mask, State};
 use std::ffi::{CStr, CString};
@@ -491,18 +491,25 @@ pub unsafe extern "C" fn fmi2SetString(
 // ---------------------------------------------------------------------------------
 // FMU state: get, set, free, serialize
 
-unsafe fn saved<'a>(p: fmi2FMUstate) -> Result<&'a mut SavedState, String> {
+/// The FMU state behind `p`, if this FMU (GUID `guid`) made it. Only the two header
+/// words are read until both match: a state of another FMU, even of another build of
+/// this runtime with another layout, is refused without touching the rest of it.
+unsafe fn saved<'a>(p: fmi2FMUstate, guid: &str) -> Result<&'a mut SavedState, String> {
     if p.is_null() {
         return Err("FMUstate is NULL".into());
     }
-    let s = &mut *(p as *mut SavedState);
-    if s.magic != SAVED_STATE_MAGIC {
-        return Err(
-            "FMUstate was not made by this runtime's fmi2GetFMUstate or fmi2DeSerializeFMUstate"
-                .into(),
-        );
+    let header = p as *const u64;
+    if std::ptr::read_unaligned(header) != SAVED_STATE_MAGIC {
+        return Err(format!(
+            "FMUstate {p:?} was not made by fmi2GetFMUstate or fmi2DeSerializeFMUstate of a contact-fmu FMU"
+        ));
     }
-    Ok(s)
+    if std::ptr::read_unaligned(header.add(1)) != owner_of(guid) {
+        return Err(format!(
+            "FMUstate {p:?} belongs to another FMU (not to GUID {guid}); states cannot move between FMUs"
+        ));
+    }
+    Ok(&mut *(p as *mut SavedState))
 }
 
 #[no_mangle]
@@ -517,13 +524,14 @@ pub unsafe extern "C" fn fmi2GetFMUstate(
         if (*FMUstate).is_null() {
             let s = Box::new(SavedState {
                 magic: SAVED_STATE_MAGIC,
+                owner: owner_of(&inst.guid),
                 state: inst.state,
                 dynamic: inst.world.snapshot(),
             });
             *FMUstate = Box::into_raw(s) as fmi2FMUstate;
         } else {
             // Overwrite the given state, reusing its buffers.
-            let s = saved(*FMUstate)?;
+            let s = saved(*FMUstate, &inst.guid)?;
             s.state = inst.state;
             inst.world.snapshot_into(&mut s.dynamic);
         }
@@ -535,7 +543,7 @@ pub unsafe extern "C" fn fmi2GetFMUstate(
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstate) -> fmi2Status {
     call(c, "fmi2SetFMUstate", allowed::FMU_STATE, |inst| {
-        let s = saved(FMUstate)?;
+        let s = saved(FMUstate, &inst.guid)?;
         inst.world.restore(&s.dynamic)?;
         inst.state = s.state;
         inst.event(&format!(
@@ -552,12 +560,12 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
     c: fmi2Component,
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    call(c, "fmi2FreeFMUstate", allowed::FMU_STATE, |_inst| {
+    call(c, "fmi2FreeFMUstate", allowed::FMU_STATE, |inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
         }
         if !(*FMUstate).is_null() {
-            saved(*FMUstate)?;
+            saved(*FMUstate, &inst.guid)?;
             drop(Box::from_raw(*FMUstate as *mut SavedState));
             *FMUstate = std::ptr::null_mut();
         }
@@ -579,7 +587,7 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
             if size.is_null() {
                 return Err("size is NULL".into());
             }
-            let s = saved(FMUstate)?;
+            let s = saved(FMUstate, &inst.guid)?;
             *size = snapshot::encode(&inst.guid, s.state.tag(), &s.dynamic).len();
             Ok(FMI2_OK)
         },
@@ -594,7 +602,7 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     size: usize,
 ) -> fmi2Status {
     call(c, "fmi2SerializeFMUstate", allowed::FMU_STATE, |inst| {
-        let s = saved(FMUstate)?;
+        let s = saved(FMUstate, &inst.guid)?;
         let bytes = snapshot::encode(&inst.guid, s.state.tag(), &s.dynamic);
         if size < bytes.len() {
             return Err(format!("buffer of {size} bytes is too small: the state needs {} (ask fmi2SerializedFMUstateSize)", bytes.len()));
@@ -624,11 +632,12 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
         let dynamic = inst.world.adopt(dynamic)?;
         let s = Box::new(SavedState {
             magic: SAVED_STATE_MAGIC,
+            owner: owner_of(&inst.guid),
             state,
             dynamic,
         });
         if !(*FMUstate).is_null() {
-            saved(*FMUstate)?;
+            saved(*FMUstate, &inst.guid)?;
             drop(Box::from_raw(*FMUstate as *mut SavedState));
         }
         *FMUstate = Box::into_raw(s) as fmi2FMUstate;

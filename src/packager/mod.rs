@@ -138,6 +138,27 @@ pub fn check_assets(scenario: &Scenario, dir: &Path, file: &str) -> Result<(), P
         })
 }
 
+/// Everything `contact-fmu check` does to scenario text `text` (named `file` in
+/// messages, its side files in `dir`): parse, validate, the side files exist, the start
+/// values are finite, every side file reads and the world instantiates
+/// ([`check_starts`], [`check_assets`]). What passes packages and instantiates.
+pub fn check_text(text: &str, file: &str, dir: &Path) -> Result<Scenario, PackageError> {
+    let scenario = scenario::parse_in(text, file, dir)?;
+    check_starts(&scenario, file)?;
+    check_assets(&scenario, dir, file)?;
+    Ok(scenario)
+}
+
+/// [`check_text`] of the scenario file `path` with the merge patches `patches`
+/// ([`scenario::load_patched`]).
+pub fn check(path: &Path, patches: &[PathBuf]) -> Result<Scenario, PackageError> {
+    let scenario = scenario::load_patched(path, patches)?;
+    let file = path.display().to_string();
+    check_starts(&scenario, &file)?;
+    check_assets(&scenario, scenario::folder_of(path), &file)?;
+    Ok(scenario)
+}
+
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
 /// with the runtime library `runtime`. Returns the path of the FMU.
 pub fn package(
@@ -156,13 +177,7 @@ pub fn package_patched(
     out_dir: &Path,
     runtime: &Path,
 ) -> Result<PathBuf, PackageError> {
-    let scenario = scenario::load_patched(scenario_path, patches)?;
-    check_starts(&scenario, &scenario_path.display().to_string())?;
-    check_assets(
-        &scenario,
-        crate::scenario::folder_of(scenario_path),
-        &scenario_path.display().to_string(),
-    )?;
+    let scenario = check(scenario_path, patches)?;
     let c = contents(&scenario, &model_description::timestamp_now());
     let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;
     // Assets go to resources/ under the path the scenario gives (validated to stay inside

@@ -35,12 +35,29 @@ pub enum ScenarioError {
     #[error("{file}: {error}")]
     Parse { file: String, error: FieldError },
     /// The JSON fits the format but values are out of range or inconsistent.
-    #[error("{file}: {} problem(s):\n{}", .errors.len(), .errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    #[error("{file}: {} problem(s):\n{}", .errors.len(), listed(errors))]
     Invalid {
         file: String,
         errors: Vec<FieldError>,
     },
 }
+
+/// The problems of a scenario, one per line: the first [`SHOWN_PROBLEMS`], then how
+/// many more (2000 duplicated pairs made a 127 kB message, issue 26).
+fn listed(errors: &[FieldError]) -> String {
+    let mut lines: Vec<String> = errors
+        .iter()
+        .take(SHOWN_PROBLEMS)
+        .map(|e| format!("  {e}"))
+        .collect();
+    if errors.len() > SHOWN_PROBLEMS {
+        lines.push(format!("  ... and {} more", errors.len() - SHOWN_PROBLEMS));
+    }
+    lines.join("\n")
+}
+
+/// The most problems a scenario error lists.
+pub const SHOWN_PROBLEMS: usize = 20;
 
 impl ScenarioError {
     /// All field errors, for tests and tools.

@@ -23,7 +23,10 @@ pub use assets::resolve_asset;
 pub use error::{FieldError, ScenarioError};
 pub use types::*;
 pub(crate) use validate::Checker;
-pub use validate::{is_plain_name, shown, validate, MAX_NAME_LEN, RESERVED_NAMES};
+pub use validate::{
+    body_names, is_plain_name, shown, validate, MAX_COORDINATE, MAX_LENGTH, MAX_NAME_LEN,
+    RESERVED_NAMES,
+};
 
 use std::path::Path;
 
@@ -143,8 +146,13 @@ pub fn load_patched(
         file = format!("{file} patched by {}", names.join(", "));
         text = value.to_string();
     }
-    let scenario = parse_str(&text, &file)?;
-    let dir = folder_of(path);
+    parse_in(&text, &file, folder_of(path))
+}
+
+/// [`parse_str`], and every side file the scenario names must exist inside `dir`, its
+/// folder (what [`load`] does after reading the file).
+pub fn parse_in(text: &str, file: &str, dir: &Path) -> Result<Scenario, ScenarioError> {
+    let scenario = parse_str(text, file)?;
     let errors: Vec<FieldError> = scenario
         .asset_references()
         .into_iter()
@@ -160,7 +168,10 @@ pub fn load_patched(
     if errors.is_empty() {
         Ok(scenario)
     } else {
-        Err(ScenarioError::Invalid { file, errors })
+        Err(ScenarioError::Invalid {
+            file: file.to_string(),
+            errors,
+        })
     }
 }
 

@@ -302,6 +302,31 @@ pub enum Shape {
     Generated { asset: crate::assets::AssetRequest },
 }
 
+impl Shape {
+    /// The largest extent of the shape, m (an upper bound on its size across), where
+    /// the scenario gives it; None for meshes and generated shapes (sized by their
+    /// files and parameters).
+    pub fn size_bound(&self) -> Option<f64> {
+        Some(match self {
+            Shape::Sphere { radius } | Shape::Plate { radius, .. } => 2.0 * radius,
+            Shape::Wheel { radius, width } => (2.0 * radius).max(*width),
+            Shape::Cylinder { radius, height } => (2.0 * radius).max(*height),
+            Shape::GrouserWheel {
+                radius,
+                width,
+                grouser_height,
+                ..
+            } => (2.0 * (radius + grouser_height)).max(*width),
+            Shape::Cuboid { size } => size.iter().fold(0.0, |m: f64, x| m.max(*x)),
+            Shape::Torus {
+                major_radius,
+                minor_radius,
+            } => 2.0 * (major_radius + minor_radius),
+            _ => return None,
+        })
+    }
+}
+
 /// One part of a [`Shape::Compound`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -4,6 +4,38 @@
 use super::error::FieldError;
 use super::types::*;
 
+/// The largest body dimension, m: no contact or terramechanics model here handles a
+/// larger body, and the grids the models index by coordinate (SCM nodes, PCM terrain
+/// cells) must not overflow their 64-bit indices (a 5e298 m cylinder did, issue 26).
+pub const MAX_LENGTH: f64 = 1e4;
+/// The largest start position coordinate, m (1000 km: far beyond any rover traverse;
+/// a double still resolves 0.1 nm there).
+pub const MAX_COORDINATE: f64 = 1e6;
+
+/// A number for a message: plain, or in exponent notation where plain would be long
+/// (1e300 has 301 digits).
+pub fn num(v: f64) -> String {
+    if v != 0.0 && !(1e-5..1e7).contains(&v.abs()) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The body names of `s` for a message: the first ten, then how many there are.
+pub fn body_names(s: &Scenario) -> String {
+    let mut out: Vec<&str> = s.bodies.iter().take(10).map(|b| b.name.as_str()).collect();
+    if s.bodies.len() > 10 {
+        out.push("...");
+    }
+    let list = out.join(", ");
+    if s.bodies.len() > 10 {
+        format!("{list} ({} bodies)", s.bodies.len())
+    } else {
+        list
+    }
+}
+
 /// Names that may not be used for bodies: they prefix other variables.
 pub const RESERVED_NAMES: &[&str] = &["terrain", "world", "bbcc", "rig", "soil", "time"];
 
@@ -29,12 +61,36 @@ impl Checker {
     }
     pub(crate) fn positive(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && v <= 0.0 {
-            self.err(path, format!("must be > 0, got {v}"));
+            self.err(path, format!("must be > 0, got {}", num(v)));
+        }
+    }
+    /// A body's size (a radius, a width, an edge), m: > 0 and at most [`MAX_LENGTH`].
+    pub(crate) fn length(&mut self, path: &str, v: f64) {
+        if self.finite(path, v) && v <= 0.0 {
+            self.err(path, format!("must be > 0, got {}", num(v)));
+        } else if v > MAX_LENGTH {
+            self.err(
+                path,
+                format!("must be at most {MAX_LENGTH:e} m, got {}", num(v)),
+            );
+        }
+    }
+    /// A position in the world or body frame, m: each coordinate within
+    /// +-[`MAX_COORDINATE`].
+    pub(crate) fn position(&mut self, path: &str, v: &[f64; 3]) {
+        for (i, x) in v.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            if self.finite(&p, *x) && x.abs() > MAX_COORDINATE {
+                self.err(
+                    p,
+                    format!("must lie within +-{MAX_COORDINATE:e} m, got {}", num(*x)),
+                );
+            }
         }
     }
     pub(crate) fn non_negative(&mut self, path: &str, v: f64) {
         if self.finite(path, v) && v < 0.0 {
-            self.err(path, format!("must be >= 0, got {v}"));
+            self.err(path, format!("must be >= 0, got {}", num(v)));
         }
     }
     /// An angle in (0, pi/2) rad: friction, repose.
@@ -91,19 +147,19 @@ impl Checker {
     }
     pub(crate) fn shape(&mut self, path: &str, shape: &Shape, top: bool) {
         match shape {
-            Shape::Sphere { radius } => self.positive(&format!("{path}.radius"), *radius),
+            Shape::Sphere { radius } => self.length(&format!("{path}.radius"), *radius),
             Shape::Wheel { radius, width } => {
-                self.positive(&format!("{path}.radius"), *radius);
-                self.positive(&format!("{path}.width"), *width);
+                self.length(&format!("{path}.radius"), *radius);
+                self.length(&format!("{path}.width"), *width);
             }
             Shape::Cuboid { size } => {
                 for (k, x) in size.iter().enumerate() {
-                    self.positive(&format!("{path}.size[{k}]"), *x);
+                    self.length(&format!("{path}.size[{k}]"), *x);
                 }
             }
             Shape::Cylinder { radius, height } => {
-                self.positive(&format!("{path}.radius"), *radius);
-                self.positive(&format!("{path}.height"), *height);
+                self.length(&format!("{path}.radius"), *radius);
+                self.length(&format!("{path}.height"), *height);
             }
             Shape::GrouserWheel {
                 radius,
@@ -112,10 +168,13 @@ impl Checker {
                 grouser_height,
                 grouser_thickness,
             } => {
-                self.positive(&format!("{path}.radius"), *radius);
-                self.positive(&format!("{path}.width"), *width);
+                self.length(&format!("{path}.radius"), *radius);
+                self.length(&format!("{path}.width"), *width);
                 self.non_negative(&format!("{path}.grouser_height"), *grouser_height);
-                self.positive(&format!("{path}.grouser_thickness"), *grouser_thickness);
+                if *grouser_height > MAX_LENGTH {
+                    self.length(&format!("{path}.grouser_height"), *grouser_height);
+                }
+                self.length(&format!("{path}.grouser_thickness"), *grouser_thickness);
                 if *count > 360 {
                     self.err(
                         format!("{path}.count"),
@@ -124,17 +183,17 @@ impl Checker {
                 }
             }
             Shape::Plate { radius, thickness } => {
-                self.positive(&format!("{path}.radius"), *radius);
-                self.positive(&format!("{path}.thickness"), *thickness);
+                self.length(&format!("{path}.radius"), *radius);
+                self.length(&format!("{path}.thickness"), *thickness);
             }
             Shape::ConvexMesh { file, scale } => {
-                self.positive(&format!("{path}.scale"), *scale);
+                self.length(&format!("{path}.scale"), *scale);
                 if file.is_empty() {
                     self.err(format!("{path}.file"), "must name an OBJ file");
                 }
             }
             Shape::Mesh { file, scale } => {
-                self.positive(&format!("{path}.scale"), *scale);
+                self.length(&format!("{path}.scale"), *scale);
                 if crate::assets::mesh_read::MeshFormat::of(file).is_none() {
                     self.err(
                         format!("{path}.file"),
@@ -146,8 +205,8 @@ impl Checker {
                 major_radius,
                 minor_radius,
             } => {
-                self.positive(&format!("{path}.major_radius"), *major_radius);
-                self.positive(&format!("{path}.minor_radius"), *minor_radius);
+                self.length(&format!("{path}.major_radius"), *major_radius);
+                self.length(&format!("{path}.minor_radius"), *minor_radius);
                 if minor_radius >= major_radius {
                     self.err(
                         format!("{path}.minor_radius"),
@@ -197,7 +256,7 @@ impl Checker {
                         self.err(format!("{pp}.shape"), "a compound part must be convex: sphere, cuboid, cylinder or convex_mesh");
                     }
                     self.shape(&format!("{pp}.shape"), &part.shape, false);
-                    self.vec(&format!("{pp}.position"), &part.position);
+                    self.position(&format!("{pp}.position"), &part.position);
                     self.quaternion(&format!("{pp}.orientation"), &part.orientation);
                 }
             }
@@ -409,7 +468,7 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 angular_velocity,
                 ..
             } => {
-                c.vec(&format!("{p}.motion.position"), position);
+                c.position(&format!("{p}.motion.position"), position);
                 c.quaternion(&format!("{p}.motion.orientation"), orientation);
                 c.vec(&format!("{p}.motion.velocity"), velocity);
                 c.vec(&format!("{p}.motion.angular_velocity"), angular_velocity);
@@ -445,7 +504,7 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                         c.positive(&format!("{p}.motion.inertia[{k}]"), *j);
                     }
                 }
-                c.vec(&format!("{p}.motion.position"), position);
+                c.position(&format!("{p}.motion.position"), position);
                 c.quaternion(&format!("{p}.motion.orientation"), orientation);
                 c.vec(&format!("{p}.motion.velocity"), velocity);
                 c.vec(&format!("{p}.motion.angular_velocity"), angular_velocity);
@@ -470,7 +529,7 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 orientation,
                 incline,
             } => {
-                c.vec(&format!("{p}.motion.position"), position);
+                c.position(&format!("{p}.motion.position"), position);
                 c.quaternion(&format!("{p}.motion.orientation"), orientation);
                 if let Some(a) = incline {
                     c.angle(&format!("{p}.motion.incline"), *a);

@@ -71,12 +71,11 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             }
             let m = members(s, n);
             if m.is_empty() {
-                let names: Vec<&str> = s.bodies.iter().map(|b| b.name.as_str()).collect();
                 c.err(
                     format!("{p}[{k}]"),
                     format!(
                         "no body or collection named '{n}' (bodies: {}, or \"terrain\")",
-                        names.join(", ")
+                        crate::scenario::body_names(s)
                     ),
                 );
             }

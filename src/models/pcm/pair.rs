@@ -332,6 +332,9 @@ impl TerrainGrid {
 /// triangle (64 x 64: a body a few metres across at 5 cm).
 const MAX_CACHED_NODES: usize = 4096;
 
+/// The largest terrain cell index a pair computes (2^40).
+const CELL_LIMIT: f64 = (1u64 << 40) as f64;
+
 /// A pair of a mesh body (the base, F) and the terrain (the target, E = world).
 #[derive(Debug, Clone)]
 pub struct TerrainPair {
@@ -442,12 +445,16 @@ impl TerrainPair {
         }
         self.elements.reset();
         let h = grid.cell;
+        // cell indices clamped to +-2^40: far beyond any terrain (5e10 m at 5 cm), and
+        // index arithmetic (spans, i + 1, products) stays clear of overflow wherever a
+        // body is (a cylinder of 5e298 m once wrapped the span, issue 26)
+        let index = |x: f64| (x / h).floor().clamp(-CELL_LIMIT, CELL_LIMIT) as i64;
         let cells = |b: &Aabb| {
             (
-                ((b.min.x - grid.x0) / h).floor() as i64,
-                ((b.max.x - grid.x0) / h).floor() as i64,
-                ((b.min.y - grid.y0) / h).floor() as i64,
-                ((b.max.y - grid.y0) / h).floor() as i64,
+                index(b.min.x - grid.x0),
+                index(b.max.x - grid.x0),
+                index(b.min.y - grid.y0),
+                index(b.max.y - grid.y0),
             )
         };
         // every node a line's cells can reach, once: the cells of the body's box grown
@@ -457,8 +464,8 @@ impl TerrainPair {
             max: coarse.max.add_scalar(u_max),
         };
         let (ci0, ci1, cj0, cj1) = cells(&reach);
-        let nx = (ci1 - ci0 + 2) as usize;
-        let ny = (cj1 - cj0 + 2) as usize;
+        let nx = (ci1 - ci0 + 2) as u64 as usize;
+        let ny = (cj1 - cj0 + 2) as u64 as usize;
         self.heights.clear();
         let mut top = f64::INFINITY;
         if cache && nx.saturating_mul(ny) <= MAX_CACHED_NODES.max(4 * base.len()) {

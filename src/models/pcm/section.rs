@@ -226,10 +226,12 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
             }
             match s.bodies.iter().find(|b| &b.name == n) {
                 None => {
-                    let all: Vec<&str> = s.bodies.iter().map(|b| b.name.as_str()).collect();
                     c.err(
                         format!("{p}.bodies[{k}]"),
-                        format!("no body named '{n}' (bodies: {}, or \"terrain\")", all.join(", ")),
+                        format!(
+                            "no body named '{n}' (bodies: {}, or \"terrain\")",
+                            crate::scenario::body_names(s)
+                        ),
                     );
                 }
                 Some(body) if !meshable(&body.shape) => c.err(

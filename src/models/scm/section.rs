@@ -10,6 +10,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::scenario::{Checker, Motion, Scenario, Shape};
 
+/// The most soil nodes one SCM body may span ((size / ds)^2): 1e7 (a 3 m body at 1 mm).
+/// Bodies beyond it make steps of many seconds (the scenario fuzzer's 40 m and 400 m
+/// wheels sunk into the 2e6 nodes of a 20 m x 10 m field at 1 cm: 13 s and 18 s for
+/// the first step) and soil state of gigabytes.
+pub const MAX_BODY_NODES: f64 = 1e7;
+
 /// SCM settings (Krenn 2009; Buse 2023, section 4.2). All values are start values of
 /// FMI parameters (`soil.*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -273,14 +279,23 @@ fn scm_settings(c: &mut Checker, s: &Scenario, scm: &ScmSettings) {
                 &p,
                 format!(
                     "no body named '{name}' (bodies: {})",
-                    s.bodies
-                        .iter()
-                        .map(|b| b.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::scenario::body_names(s)
                 ),
             ),
             Some(b) => {
+                // the soil nodes under one body, each evaluated every model step
+                if let Some(size) = b.shape.size_bound() {
+                    let nodes = (size / soil.ds).powi(2);
+                    if soil.ds > 0.0 && nodes > MAX_BODY_NODES {
+                        c.err(
+                            &p,
+                            format!(
+                                "'{name}' is {size:.3} m across: {nodes:.2e} soil nodes at ds = {} m under it, at most {MAX_BODY_NODES:e} (each model step visits them); raise scm.soil.ds or make the body smaller",
+                                soil.ds
+                            ),
+                        );
+                    }
+                }
                 if matches!(b.motion, Motion::Fixed { .. }) {
                     c.err(
                         &p,

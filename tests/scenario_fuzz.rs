@@ -1,0 +1,514 @@
+//! Issue 26, item 1: scenario fuzzing. The example scenarios, mutated at random (fields
+//! deleted, types swapped, extreme numbers, huge arrays, deep nesting, long strings,
+//! odd Unicode, duplicated keys and names, subtrees from other scenarios, side files
+//! swapped for broken ones, text cut or garbled), go through what `contact-fmu check`
+//! and `package` do ([`packager::check_text`]: parse, validate, side files, start
+//! values, world instantiation), then the FMU contents (modelDescription.xml) and one
+//! model step of the instantiated world.
+//!
+//! Each input is either accepted, or refused with a message that names the scenario
+//! file (and, by the error types, the field or side file); never a panic. A case that
+//! takes longer than [`CASE_LIMIT`] aborts the run with the input saved, as does a
+//! panic; the resident memory peak of the run is reported and bounded.
+//!
+//! CI runs [`CI_CASES`] cases with a fixed seed; SCENARIO_FUZZ_CASES and
+//! SCENARIO_FUZZ_SEED run more locally. The coverage-guided variant (cargo fuzz, the
+//! same pipeline) is in `fuzz/` (docs/hardening.md).
+
+use contact_fmu::cosim::World;
+use contact_fmu::packager;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// Cases in the CI run.
+const CI_CASES: usize = 3000;
+/// The longest one case may take (release build); longer is a hang.
+const CASE_LIMIT: Duration = Duration::from_secs(60);
+/// A case slower than this is saved (target/scenario-fuzz/slow-<case>.json) to look at.
+const SLOW: Duration = Duration::from_secs(2);
+/// The resident memory peak the whole run may reach.
+const MEMORY_LIMIT_MB: u64 = 4096;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The seeds: every example scenario (and the calibration scenarios).
+fn seeds() -> Vec<(String, Value)> {
+    let mut files: Vec<PathBuf> = vec![];
+    for dir in ["examples", "examples/fit"] {
+        for e in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if name.ends_with(".json") && !name.ends_with("_fit.json") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                serde_json::from_str(&text).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Side files a mutation may name: the examples' own, and broken ones of each kind.
+const SIDE_FILES: &[(&str, &[u8])] = &[
+    (
+        "cube.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 1 1 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n",
+    ),
+    (
+        "flat.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 3 4\n",
+    ),
+    (
+        "nan.obj",
+        b"v 0 0 0\nv NaN 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\n",
+    ),
+    ("text.obj", b"this is not a mesh\n"),
+    ("empty.obj", b""),
+    ("map.csv", b"0,0,1\n1,1,0\n0,1,1\n"),
+    ("text.csv", b"0,0,x\n1,1,0\n"),
+    ("class9.csv", b"9,9\n9,9\n"),
+    ("corrupt.png", b"\x89PNG\r\n\x1a\nnot really"),
+];
+
+const NAMES: &[&str] = &[
+    "cube.obj",
+    "flat.obj",
+    "nan.obj",
+    "text.obj",
+    "empty.obj",
+    "map.csv",
+    "text.csv",
+    "class9.csv",
+    "corrupt.png",
+    "missing.obj",
+    "../outside.obj",
+    "/etc/passwd",
+    "",
+    "pcm_bubbles_container.obj",
+    "scm_soil_map.csv",
+];
+
+/// A folder with the side files, the scenario written into it per case.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in ["pcm_bubbles_container.obj", "scm_soil_map.csv"] {
+        std::fs::copy(root().join("examples").join(f), dir.path().join(f)).unwrap();
+    }
+    for (name, bytes) in SIDE_FILES {
+        std::fs::write(dir.path().join(name), bytes).unwrap();
+    }
+    dir
+}
+
+// ---------------------------------------------------------------------------------
+// Mutations.
+
+/// Paths to every node of `v` (object keys and array indices).
+fn nodes(v: &Value, here: &mut Vec<PathStep>, out: &mut Vec<Vec<PathStep>>) {
+    out.push(here.clone());
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                here.push(PathStep::Key(k.clone()));
+                nodes(x, here, out);
+                here.pop();
+            }
+        }
+        Value::Array(a) => {
+            // long arrays (mesh vertices, terrain points): a few of them suffice
+            for (i, x) in a.iter().enumerate().take(8) {
+                here.push(PathStep::Index(i));
+                nodes(x, here, out);
+                here.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Debug)]
+enum PathStep {
+    Key(String),
+    Index(usize),
+}
+
+fn at<'a>(v: &'a mut Value, path: &[PathStep]) -> &'a mut Value {
+    path.iter().fold(v, |v, s| match s {
+        PathStep::Key(k) => &mut v[k.as_str()],
+        PathStep::Index(i) => &mut v[*i],
+    })
+}
+
+fn deep(levels: usize) -> Value {
+    (0..levels).fold(Value::from(1.0), |v, _| Value::Array(vec![v]))
+}
+
+/// An extreme or odd value.
+fn odd_value(rng: &mut ChaCha8Rng) -> Value {
+    match rng.gen_range(0..22) {
+        0 => Value::Null,
+        1 => Value::Bool(true),
+        2 => Value::from(0),
+        3 => Value::from(-1),
+        4 => Value::from(1e308),
+        5 => Value::from(-1e308),
+        6 => Value::from(5e-324),
+        7 => Value::from(-0.0),
+        8 => Value::from(u64::MAX),
+        9 => Value::from(i64::MIN),
+        10 => Value::from(""),
+        11 => Value::from("a".repeat(rng.gen_range(100..200_000))),
+        12 => Value::from("\u{202e}名前 🦀\u{7}\u{feff}"),
+        13 => Value::Array(vec![]),
+        14 => Value::Object(Default::default()),
+        15 => Value::Array(vec![Value::from(0.0); rng.gen_range(1000..100_000)]),
+        16 => deep(rng.gen_range(20..300)),
+        17 => Value::from(1e6),
+        18 => Value::from(1e-9),
+        19 => Value::from(9007199254740993u64),
+        20 => Value::from(NAMES[rng.gen_range(0..NAMES.len())]),
+        _ => Value::from(rng.gen_range(-1e3..1e3)),
+    }
+}
+
+/// One structural mutation of `v`; `donors` give subtrees of other scenarios.
+fn mutate(v: &mut Value, donors: &[(String, Value)], rng: &mut ChaCha8Rng) {
+    let mut all = vec![];
+    nodes(v, &mut vec![], &mut all);
+    let path = all[rng.gen_range(0..all.len())].clone();
+    match rng.gen_range(0..10) {
+        // delete the node
+        0 => {
+            if let Some((last, parent)) = path.split_last() {
+                match (at(v, parent), last) {
+                    (Value::Object(m), PathStep::Key(k)) => {
+                        m.remove(k);
+                    }
+                    (Value::Array(a), PathStep::Index(i)) if *i < a.len() => {
+                        a.remove(*i);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // an odd value in its place
+        1 | 2 => *at(v, &path) = odd_value(rng),
+        // a number scaled, negated or zeroed; a string made a file name or a number
+        3 | 4 => {
+            let node = at(v, &path);
+            match node {
+                Value::Number(n) => {
+                    let x = n.as_f64().unwrap_or(1.0);
+                    let y = match rng.gen_range(0..5) {
+                        0 => -x,
+                        1 => 0.0,
+                        _ => {
+                            x * 10f64.powi([-300, -30, -6, -3, 3, 6, 30, 300][rng.gen_range(0..8)])
+                        }
+                    };
+                    *node = serde_json::Number::from_f64(y).map_or(Value::Null, Value::Number);
+                }
+                Value::String(_) => {
+                    *node = if rng.gen() {
+                        Value::from(NAMES[rng.gen_range(0..NAMES.len())])
+                    } else {
+                        Value::from(rng.gen_range(-10.0..10.0))
+                    }
+                }
+                Value::Bool(b) => *node = Value::from(*b as i32),
+                Value::Array(a) if !a.is_empty() => *node = a[0].clone(),
+                Value::Object(m) => *node = Value::Array(m.values().cloned().collect()),
+                _ => *node = odd_value(rng),
+            }
+        }
+        // an array element repeated: duplicate names, many bodies, long lists
+        5 | 6 => {
+            if let Value::Array(a) = at(v, &path) {
+                if !a.is_empty() {
+                    let x = a[rng.gen_range(0..a.len())].clone();
+                    let n = [1, 1, 2, 10, 100, 2000][rng.gen_range(0..6)];
+                    a.extend(std::iter::repeat_n(x, n));
+                }
+            }
+        }
+        // a subtree of another scenario
+        7 | 8 => {
+            let (_, d) = &donors[rng.gen_range(0..donors.len())];
+            let mut dn = vec![];
+            nodes(d, &mut vec![], &mut dn);
+            let dp = &dn[rng.gen_range(0..dn.len())];
+            let mut d = d.clone();
+            *at(v, &path) = at(&mut d, dp).clone();
+        }
+        // an unknown key
+        _ => {
+            if let Value::Object(m) = at(v, &path) {
+                m.insert("colour".into(), Value::from("red"));
+            }
+        }
+    }
+}
+
+/// Text-level damage: a duplicated key, a cut, a stray byte, trailing content.
+fn garble(text: &mut String, rng: &mut ChaCha8Rng) {
+    match rng.gen_range(0..5) {
+        0 => {
+            // duplicate the first key-value pair of a random object
+            let braces: Vec<usize> = text.match_indices("{\"").map(|(i, _)| i).collect();
+            if let Some(&i) = braces.get(rng.gen_range(0..braces.len().max(1))) {
+                if let Some(end) = text[i..].find(',') {
+                    let pair = text[i + 1..i + end + 1].to_string();
+                    text.insert_str(i + 1, &pair);
+                }
+            }
+        }
+        1 => {
+            let mut cut = rng.gen_range(0..text.len().max(1));
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+        }
+        2 => {
+            let mut i = rng.gen_range(0..text.len().max(1));
+            while !text.is_char_boundary(i) {
+                i -= 1;
+            }
+            text.insert(i, ['}', '"', '\\', '\u{0}', 'ÿ', ','][rng.gen_range(0..6)]);
+        }
+        3 => text.push_str(["{}", "]", "\u{0}", " x"][rng.gen_range(0..4)]),
+        _ => {}
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The pipeline and its checks.
+
+/// What happened to one input.
+enum Outcome {
+    Accepted { stepped: bool },
+    Refused(String),
+}
+
+/// `contact-fmu check` on `text`, then the FMU contents and one model step.
+fn pipeline(text: &str, dir: &Path) -> Outcome {
+    let file = "fuzzed.json";
+    let s = match packager::check_text(text, file, dir) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Refused(e.to_string()),
+    };
+    let c = packager::contents(&s, "2026-01-01T00:00:00Z");
+    assert!(!c.model_description.contains("\"inf\"") && !c.model_description.contains("NaN"));
+    let mut w = World::new(&s, Some(dir)).expect("instantiated in check, so again");
+    w.enter_initialization();
+    let stepped = w.exit_initialization().is_ok() && w.do_step(s.model_step).is_ok();
+    Outcome::Accepted { stepped }
+}
+
+/// Resident memory peak of this process, MB (VmHWM).
+fn peak_mb() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let kb: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|x| x.parse().ok())
+        .unwrap_or(0);
+    kb / 1024
+}
+
+/// Where a failing input is written.
+fn save_failure(text: &str, what: &str) -> PathBuf {
+    let dir = root().join("target/scenario-fuzz");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(format!("{what}.json"));
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn mutated_example_scenarios_are_accepted_or_refused_with_the_file_never_a_panic() {
+    let cases: usize = std::env::var("SCENARIO_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(CI_CASES);
+    let seed: u64 = std::env::var("SCENARIO_FUZZ_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(26);
+    let seeds = seeds();
+    let ws = workspace();
+    // the watchdog: a case running longer than CASE_LIMIT is a hang; the input is on
+    // disk (target/scenario-fuzz/current.json) before each case starts
+    static STARTED_MS: AtomicU64 = AtomicU64::new(0);
+    let t0 = Instant::now();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let s = STARTED_MS.load(Ordering::Relaxed);
+        if s > 0 && t0.elapsed().as_millis() as u64 - s > CASE_LIMIT.as_millis() as u64 {
+            eprintln!(
+                "scenario fuzz: a case ran longer than {CASE_LIMIT:?}: target/scenario-fuzz/current.json"
+            );
+            std::process::abort();
+        }
+    });
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let (mut accepted, mut stepped, mut refused) = (0, 0, 0);
+    let mut slowest = (Duration::ZERO, String::new());
+    let mut failures = vec![];
+    for case in 0..cases {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_mul(1_000_003) ^ case as u64);
+        let (name, v) = &seeds[rng.gen_range(0..seeds.len())];
+        let mut v = v.clone();
+        for _ in 0..rng.gen_range(1..4) {
+            mutate(&mut v, &seeds, &mut rng);
+        }
+        let mut text = serde_json::to_string_pretty(&v).unwrap();
+        if rng.gen_range(0..6) == 0 {
+            garble(&mut text, &mut rng);
+        }
+        save_failure(&text, "current");
+        let started = Instant::now();
+        STARTED_MS.store(t0.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+        let r = std::panic::catch_unwind(|| pipeline(&text, ws.path()));
+        STARTED_MS.store(0, Ordering::Relaxed);
+        let took = started.elapsed();
+        if took > SLOW {
+            save_failure(&text, &format!("slow-{case}"));
+        }
+        if took > slowest.0 {
+            slowest = (took, format!("case {case} (from {name})"));
+        }
+        match r {
+            Ok(Outcome::Accepted { stepped: s }) => {
+                accepted += 1;
+                stepped += s as usize;
+            }
+            Ok(Outcome::Refused(m)) => {
+                refused += 1;
+                if !m.contains("fuzzed.json") || m.len() > 20_000 {
+                    let p = save_failure(&text, &format!("message-{case}"));
+                    failures.push(format!(
+                        "case {case} (from {name}, {}): the message does not name the file or is {} bytes: {}",
+                        p.display(),
+                        m.len(),
+                        m.chars().take(300).collect::<String>()
+                    ));
+                }
+            }
+            Err(p) => {
+                let what = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                let f = save_failure(&text, &format!("panic-{case}"));
+                failures.push(format!(
+                    "case {case} (from {name}, {}): panic: {what}",
+                    f.display()
+                ));
+            }
+        }
+    }
+    std::panic::set_hook(hook);
+    let peak = peak_mb();
+    eprintln!(
+        "scenario fuzz: {cases} cases (seed {seed}): {accepted} accepted ({stepped} stepped), {refused} refused; slowest {:.2} s ({}); resident peak {peak} MB",
+        slowest.0.as_secs_f64(),
+        slowest.1
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(peak < MEMORY_LIMIT_MB, "resident peak {peak} MB");
+    // the mutations must leave enough valid inputs to reach the world, and refuse many
+    assert!(
+        accepted > cases / 10 && refused > cases / 4,
+        "{accepted} accepted, {refused} refused"
+    );
+}
+
+/// The example `name` with `edit` applied, through the pipeline's check.
+fn checked_example(name: &str, edit: impl FnOnce(&mut Value)) -> Result<(), String> {
+    let path = root().join("examples").join(format!("{name}.json"));
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut v);
+    packager::check_text(&v.to_string(), "fuzzed.json", &root().join("examples"))
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+}
+
+#[test]
+fn what_the_scenario_fuzzer_found_stays_fixed() {
+    // seed 26, case 710: a PCM compound foot of radius 5e298 m wrapped the terrain
+    // pair's cell span (i64) and indexed out of bounds (a panic in `check`)
+    let e = checked_example("pcm_scout", |v| {
+        v["bodies"][0]["shape"]["parts"][1]["shape"]["radius"] = Value::from(5e298)
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("bodies[0].shape.parts[1].shape.radius: must be at most 1e4 m, got 5e298"),
+        "{e}"
+    );
+    // cases 1814 and 2704: 2000 duplicated BBCC pairs gave a message of 127 kB
+    let e = checked_example("bbcc_sliding", |v| {
+        let p = v["bbcc"]["pairs"][0].clone();
+        v["bbcc"]["pairs"] = Value::Array(vec![p; 2001]);
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("2000 problem(s)") && e.contains("... and 1980 more") && e.len() < 3000,
+        "{} bytes: {}",
+        e.len(),
+        &e[..e.len().min(500)]
+    );
+    // cases 45 and 1880: SCM wheels of 400 m and 40 m sunk into a 2e6-node field took
+    // 18 s and 13 s for their first step; refused with the limit named
+    let e = checked_example("scm_rover_wheels", |v| {
+        v["bodies"][2]["shape"]["radius"] = Value::from(20.387)
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("scm.bodies[2]: 'wheel_l2' is 40.794 m across: 1.66e7 soil nodes")
+            && e.contains("at most 1e7"),
+        "{e}"
+    );
+    // a body list in a message names the first ten bodies and the count
+    let e = checked_example("bbcc_sphere_drop", |v| {
+        let b = v["bodies"][0].clone();
+        v["bodies"] = Value::Array(
+            (0..500)
+                .map(|i| {
+                    let mut b = b.clone();
+                    b["name"] = Value::from(format!("b{i}"));
+                    b
+                })
+                .collect(),
+        );
+    })
+    .unwrap_err();
+    assert!(
+        e.contains(
+            "(bodies: b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, ... (500 bodies), or \"terrain\")"
+        ),
+        "{e}"
+    );
+}
