@@ -446,14 +446,124 @@ fn mutated_example_scenarios_are_accepted_or_refused_with_the_file_never_a_panic
     );
 }
 
-/// The example `name` with `edit` applied, through the pipeline's check.
-fn checked_example(name: &str, edit: impl FnOnce(&mut Value)) -> Result<(), String> {
+/// The example `name` with `edit` applied, through the pipeline's check (side files
+/// from `dir`, or the examples folder).
+fn checked_example_in(
+    name: &str,
+    dir: Option<&Path>,
+    edit: impl FnOnce(&mut Value),
+) -> Result<(), String> {
     let path = root().join("examples").join(format!("{name}.json"));
     let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     edit(&mut v);
-    packager::check_text(&v.to_string(), "fuzzed.json", &root().join("examples"))
+    let examples = root().join("examples");
+    packager::check_text(&v.to_string(), "fuzzed.json", dir.unwrap_or(&examples))
         .map(|_| ())
         .map_err(|e| e.to_string())
+}
+
+fn checked_example(name: &str, edit: impl FnOnce(&mut Value)) -> Result<(), String> {
+    checked_example_in(name, None, edit)
+}
+
+#[test]
+fn absurd_amounts_of_work_are_refused_up_front_with_the_limit_named() {
+    // issue 26's list, each refused in well under a second, before any work
+    let quick = |what: &str, r: &dyn Fn() -> String, expect: &[&str]| {
+        let t = Instant::now();
+        let e = r();
+        let took = t.elapsed();
+        assert!(took < Duration::from_secs(1), "{what}: {took:?}");
+        for x in expect {
+            assert!(e.contains(x), "{what}: no '{x}' in: {e}");
+        }
+    };
+    // a 1e9 m SCM field at 0.1 mm
+    quick(
+        "SCM field",
+        &|| {
+            checked_example("scm_single_wheel", |v| {
+                v["scm"]["extent"] = serde_json::json!([-5e8, 5e8, -5e8, 5e8]);
+                v["scm"]["soil"]["ds"] = Value::from(1e-4);
+            })
+            .unwrap_err()
+        },
+        &["scm.extent", "1.000e13 nodes along one side", "at most 1e9"],
+    );
+    // a generated wheel of about 1e9 faces
+    quick(
+        "generated wheel",
+        &|| {
+            checked_example("scm_generated_wheel", |v| {
+                v["bodies"][0]["shape"]["asset"]["params"]["max_edge"] = Value::from(2e-5)
+            })
+            .unwrap_err()
+        },
+        &["max_edge", "at most 20 million"],
+    );
+    // a generated terrain of 4e10 nodes
+    quick(
+        "generated terrain",
+        &|| {
+            checked_example("scm_generated_terrain", |v| {
+                v["terrain"]["surface"]["resolution"] = Value::from(1e-5)
+            })
+            .unwrap_err()
+        },
+        &["terrain.surface", "at most 2e8"],
+    );
+    // a soil map PNG that claims 1e5 x 1e5 pixels (a header, no image data)
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let file = std::fs::File::create(dir.path().join("huge.png")).unwrap();
+        let mut enc = png::Encoder::new(file, 100_000, 100_000);
+        enc.set_color(png::ColorType::Grayscale);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut w = enc.write_header().unwrap();
+        // an image data chunk that holds (much) less than it claims: an empty stream
+        w.write_chunk(
+            png::chunk::IDAT,
+            &[0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01],
+        )
+        .unwrap();
+        drop(w);
+    }
+    quick(
+        "soil map",
+        &|| {
+            checked_example_in("scm_soil_map", Some(dir.path()), |v| {
+                v["scm"]["soil_map"]["file"] = Value::from("huge.png")
+            })
+            .unwrap_err()
+        },
+        &[
+            "fuzzed.json",
+            "huge.png",
+            "claims 100000 x 100000 pixels, at most 1e8",
+        ],
+    );
+    // a rock field of 13 million rocks (`contact-fmu asset`: a scenario names single rocks)
+    quick(
+        "rock field",
+        &|| {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
+                .args([
+                    "asset",
+                    "rocks",
+                    "--extent",
+                    "-1000,1000,-1000,1000",
+                    "--k",
+                    "0.2",
+                ])
+                .args(["--resolution", "1", "-o"])
+                .arg(dir.path().join("rocks"))
+                .output()
+                .unwrap();
+            assert!(!out.status.success());
+            String::from_utf8_lossy(&out.stderr).into_owned()
+        },
+        &["rocks.k", "at most 5 million"],
+    );
 }
 
 #[test]

@@ -276,6 +276,10 @@ pub fn read_classes(path: &Path, field: &str) -> Result<(usize, usize, Vec<u8>),
     Ok((nx, ny, out))
 }
 
+/// The most pixels a PNG map (height or soil class) may have: 1e8, about 1 GB while
+/// reading (the image buffer and its heights as f64).
+pub const MAX_MAP_PIXELS: u64 = 100_000_000;
+
 /// The values of a map file as stored, and their full scale (255 or 65535 for a PNG,
 /// 1 for a CSV).
 fn read_map_raw(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>, f64), AssetError> {
@@ -294,6 +298,18 @@ fn read_map_raw(path: &Path, field: &str) -> Result<(usize, usize, Vec<f64>, f64
         let mut reader = dec
             .read_info()
             .map_err(|e| AssetError::param(field, format!("{}: {e}", path.display())))?;
+        // the header's size, checked before the image buffer is allocated: deflate packs
+        // 1e10 zero pixels into a few MB (issue 26)
+        let (w, h) = (reader.info().width as u64, reader.info().height as u64);
+        if w * h > MAX_MAP_PIXELS {
+            return Err(AssetError::param(
+                field,
+                format!(
+                    "{}: claims {w} x {h} pixels, at most {MAX_MAP_PIXELS:e} (10000 x 10000) are read; use a coarser map",
+                    path.display()
+                ),
+            ));
+        }
         let mut buf = vec![0; reader.output_buffer_size()];
         let info = reader
             .next_frame(&mut buf)

@@ -806,6 +806,7 @@ impl World {
     /// shape does not fit (a state of another FMU).
     pub fn restore(&mut self, d: &Dynamic) -> Result<(), String> {
         self.fits(d)?;
+        let rebuild = !d.initializing && self.parameters_differ(&d.values);
         self.own.time = d.time;
         self.own.values.clone_from(&d.values);
         self.own.bodies.clone_from(&d.bodies);
@@ -813,6 +814,17 @@ impl World {
         // The terrain parameters are part of the values: rebuild the surface from them.
         if let Ok(surface) = self.build_surface() {
             self.surface = surface;
+        }
+        // A state saved where the parameters were others (another instance of this FMU
+        // given other start values, or this one before a reset): what the models derive
+        // from them at initialization (shapes, meshes, contact constants) is derived
+        // again before their states are restored (the FMI call fuzzer found a restored
+        // cylinder keeping the radius of the instance it was restored into, issue 26).
+        if rebuild {
+            let (mut frame, models) = frame!(self);
+            for m in models.iter_mut() {
+                m.build(&mut frame).map_err(|e| e.to_string())?;
+            }
         }
         for (m, s) in self.models.iter_mut().zip(&d.models) {
             match s {
@@ -826,6 +838,23 @@ impl World {
         }
         self.inputs_changed();
         Ok(())
+    }
+
+    /// Do the parameter values in `v` differ from this world's (bit for bit)?
+    fn parameters_differ(&self, v: &Values) -> bool {
+        let now = &self.own.values;
+        self.table.variables.iter().any(|var| {
+            if var.causality != super::variables::Causality::Parameter {
+                return false;
+            }
+            let k = var.vr as usize;
+            match var.ty {
+                VarType::Real => now.reals[k].to_bits() != v.reals[k].to_bits(),
+                VarType::Integer => now.integers[k] != v.integers[k],
+                VarType::Boolean => now.booleans[k] != v.booleans[k],
+                VarType::String => now.strings[k] != v.strings[k],
+            }
+        })
     }
 
     /// Does snapshot `d` fit this world (same variables, bodies and model states)?

@@ -965,7 +965,7 @@ fn erode_from(
         return true;
     }
     let limit = ds * p.repose.tan();
-    let most = sweep_bound(p);
+    let most = sweep_bound(p, nx * ny);
     if !seeded {
         let nb = nx.div_ceil(1 << block_shift(nx));
         let all = if nb == 64 { u64::MAX } else { (1u64 << nb) - 1 };
@@ -1185,14 +1185,28 @@ fn block_shift(nx: usize) -> u32 {
     nx.div_ceil(64).next_power_of_two().trailing_zeros()
 }
 
-/// Most erosion sweeps one update of soil `p` makes: `p.erosion_sweeps`, or with 0
-/// (until settled) the safeguard [`MAX_EROSION_SWEEPS`].
-fn sweep_bound(p: &SoilParams) -> usize {
-    match p.erosion_sweeps {
+/// Most erosion sweeps one update of soil `p` makes in a window of `nodes` nodes:
+/// `p.erosion_sweeps`, or with 0 (until settled) the safeguard [`MAX_EROSION_SWEEPS`],
+/// and never more than [`EROSION_BUDGET`] node visits (but at least
+/// [`MIN_BUDGET_SWEEPS`] sweeps).
+fn sweep_bound(p: &SoilParams, nodes: usize) -> usize {
+    let most = match p.erosion_sweeps {
         0 => MAX_EROSION_SWEEPS,
         n => (n as usize).min(MAX_EROSION_SWEEPS),
-    }
+    };
+    most.min((EROSION_BUDGET / nodes.max(1)).max(MIN_BUDGET_SWEEPS))
 }
+
+/// The erosion work one soil update may do, in node visits (sweeps times the nodes of
+/// the window): 2e7, a few hundredths of a second. Windows of up to 2 000 nodes keep
+/// the full [`MAX_EROSION_SWEEPS`], a wheel's window at 1 cm (about 5 000 nodes) 4 000
+/// sweeps where driving needs about 10; a large body buried deep would otherwise
+/// erode for 10 000 sweeps over its whole window every update (a 10 m grouser wheel
+/// sunk 5 m into a 1 cm field: 8.7 s for its first communication step, found by the
+/// scenario fuzzer, issue 26). What a bounded update leaves continues next update.
+pub const EROSION_BUDGET: usize = 20_000_000;
+/// The fewest sweeps the budget leaves a window.
+const MIN_BUDGET_SWEEPS: usize = 10;
 
 /// The sweeps of [`erode`], at most `most`, with the repose rise `lim(a, b)` (m over
 /// one spacing) of the pair of nodes a, b.
@@ -1318,6 +1332,20 @@ fn visit_node<L: Fn(usize, usize) -> f64>(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_update_erodes_at_most_its_budget_of_node_visits() {
+        // issue 26: a buried 10 m wheel eroded 10 000 sweeps over its window per update
+        let p = SoilParams::dlr_a();
+        assert_eq!(super::sweep_bound(&p, 100), MAX_EROSION_SWEEPS);
+        assert_eq!(super::sweep_bound(&p, 5_000), 4_000);
+        assert_eq!(super::sweep_bound(&p, 1_000_000), 20);
+        assert_eq!(super::sweep_bound(&p, 100_000_000), 10);
+        let capped = SoilParams {
+            erosion_sweeps: 3,
+            ..SoilParams::dlr_a()
+        };
+        assert_eq!(super::sweep_bound(&capped, 1_000_000), 3);
+    }
     use super::*;
 
     /// [`erode`] on an `nx` x `ny` field of heights `h` with no footprint and no
@@ -1549,10 +1577,10 @@ mod tests {
             (false, most)
         };
         if ny < SPLIT_ROWS || nx * ny < SPLIT_NODES {
-            full(0..ny, sweep_bound(p), h, zp);
+            full(0..ny, sweep_bound(p, nx * ny), h, zp);
             return;
         }
-        let (s, mut left) = (ny / 2, sweep_bound(p));
+        let (s, mut left) = (ny / 2, sweep_bound(p, nx * ny));
         let mut seam_changed = vec![false; h.len()];
         loop {
             let (a, used_a) = full(0..s, left, h, zp);
