@@ -1328,12 +1328,7 @@ fn random_fmi_call_sequences_never_crash_and_every_refusal_is_logged() {
 #[ignore = "CI runs it over every example FMU (FUZZ_FMUS=target/fmu); longer locally"]
 fn random_fmi_call_sequences_on_every_example() {
     let dir = std::env::var("FUZZ_FMUS").expect("FUZZ_FMUS: a folder of FMUs");
-    let mut fmus: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
-        .collect();
-    fmus.sort();
+    let fmus = fmus_in(&dir);
     let t = fuzz(
         &fmus,
         env_usize("FUZZ_SEQUENCES", 10),

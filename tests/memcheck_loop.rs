@@ -15,13 +15,7 @@ use std::path::PathBuf;
 /// examples packaged here.
 fn fmus() -> (Option<tempfile::TempDir>, Vec<PathBuf>) {
     if let Ok(dir) = std::env::var("MEMCHECK_FMUS") {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
-            .collect();
-        v.sort();
-        return (None, v);
+        return (None, fmus_in(&dir));
     }
     let (dir, fmu) = package_example("bbcc_sphere_drop");
     (Some(dir), vec![fmu])

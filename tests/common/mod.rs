@@ -32,6 +32,17 @@ pub fn package_example(name: &str) -> (tempfile::TempDir, PathBuf) {
     (dir, fmu)
 }
 
+/// The `.fmu` files in `dir`, sorted.
+pub fn fmus_in(dir: impl AsRef<Path>) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "fmu"))
+        .collect();
+    v.sort();
+    v
+}
+
 /// Loads an FMU through the `fmi` crate.
 pub fn load(fmu: &Path) -> Fmi2Import {
     fmi::import::from_path::<Fmi2Import>(fmu).unwrap()
