@@ -622,3 +622,63 @@ fn what_the_scenario_fuzzer_found_stays_fixed() {
         "{e}"
     );
 }
+
+/// `n` spheres of the sphere-drop example, each on the terrain, with the BBCC pairs
+/// `pairs`.
+fn spheres(n: usize, pairs: Vec<[String; 2]>) -> String {
+    let path = root().join("examples/bbcc_sphere_drop.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let b = v["bodies"][0].clone();
+    v["bodies"] = Value::Array(
+        (0..n)
+            .map(|i| {
+                let mut b = b.clone();
+                b["name"] = Value::from(format!("b{i}"));
+                b["motion"]["position"] =
+                    serde_json::json!([(i % 20) as f64 * 0.3, (i / 20) as f64 * 0.3, 1.0]);
+                b
+            })
+            .collect(),
+    );
+    v["bbcc"]["pairs"] = serde_json::to_value(pairs).unwrap();
+    v.to_string()
+}
+
+#[test]
+fn a_pile_listed_pair_by_pair_checks_in_linear_time_and_pairs_are_bounded() {
+    // a pile of 500 bodies, every pair listed (125 250 pairs): the duplicate check was a
+    // list scan, 20 s; now a set
+    let n = 500;
+    let mut pairs: Vec<[String; 2]> = (0..n)
+        .map(|i| [format!("b{i}"), "terrain".into()])
+        .collect();
+    for i in 0..n {
+        for j in i + 1..n {
+            pairs.push([format!("b{i}"), format!("b{j}")]);
+        }
+    }
+    let t = Instant::now();
+    let s = packager::check_text(&spheres(n, pairs), "pile.json", &root().join("examples"));
+    assert!(s.is_ok(), "{:?}", s.err().map(|e| e.to_string()));
+    // 0.65 s here in release; the bound leaves room for a loaded CI machine
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    // two collections of 3000 expand to 9e6 body pairs: refused with the limit
+    let mut text: Value = serde_json::from_str(&spheres(6000, vec![])).unwrap();
+    for (i, b) in text["bodies"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .enumerate()
+    {
+        b["group"] = Value::from(if i < 3000 { "left" } else { "right" });
+    }
+    text["bbcc"]["pairs"] = serde_json::json!([["left", "right"]]);
+    let e = packager::check_text(&text.to_string(), "many.json", &root().join("examples"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bbcc.pairs: the pairs name 9.000e6 pairs of bodies")
+            && e.contains("at most 5e6"),
+        "{e}"
+    );
+}

@@ -170,13 +170,52 @@ pub struct Bbcc {
     poses: Vec<BodyPose>,
     boxes: Vec<Option<Aabb>>,
     sweep: SweepAndPrune,
-    candidates: Vec<(u32, u32)>,
+    /// (i, j, index into `pairs`) of the pairs whose boxes overlap.
+    candidates: Vec<(u32, u32, u32)>,
+    /// Body pair -> index into `pairs`.
+    pair_index: PairIndex,
     seen: Vec<bool>,
     touching: Vec<i32>,
-    /// n x n: index into `pairs`, or u32::MAX.
-    pair_index: Vec<u32>,
     /// Broad-phase candidate pairs and narrow-phase queries of the last evaluation.
     stats: (usize, usize),
+}
+
+/// Which body pairs BBCC evaluates, and where each is in the sorted pair list: an
+/// n x n table (one lookup) for up to [`DENSE_INDEX_BODIES`] bodies, a binary search
+/// of the sorted list beyond, so that the memory grows with the pairs listed and not
+/// with the square of the bodies (10 000 bodies made a 400 MB table; issues 26, 28).
+#[derive(Debug, Clone)]
+enum PairIndex {
+    Dense { n: usize, index: Vec<u32> },
+    Sorted,
+}
+
+/// The most bodies for the n x n pair table: 1024 (4 MB).
+const DENSE_INDEX_BODIES: usize = 1024;
+
+impl PairIndex {
+    fn new(pairs: &[(usize, usize)], n: usize) -> PairIndex {
+        if n > DENSE_INDEX_BODIES {
+            return PairIndex::Sorted;
+        }
+        let mut index = vec![u32::MAX; n * n];
+        for (k, &(i, j)) in pairs.iter().enumerate() {
+            index[i * n + j] = k as u32;
+        }
+        PairIndex::Dense { n, index }
+    }
+
+    /// The index in `pairs` (sorted) of the pair (i, j), i < j, if BBCC evaluates it.
+    #[inline]
+    fn get(&self, pairs: &[(usize, usize)], i: usize, j: usize) -> Option<usize> {
+        match self {
+            PairIndex::Dense { n, index } => {
+                let k = index[i * n + j];
+                (k != u32::MAX).then_some(k as usize)
+            }
+            PairIndex::Sorted => pairs.binary_search(&(i, j)).ok(),
+        }
+    }
 }
 
 /// Declares BBCC when the scenario has a `bbcc` section or a material anywhere.
@@ -248,10 +287,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     ground_pairs.dedup();
     pairs.sort_unstable();
     pairs.dedup();
-    let mut pair_index = vec![u32::MAX; n * n];
-    for (k, &(i, j)) in pairs.iter().enumerate() {
-        pair_index[i * n + j] = k as u32;
-    }
+    let pair_index = PairIndex::new(&pairs, n);
     Some(Box::new(Bbcc {
         constants,
         terrain_material,
@@ -512,19 +548,19 @@ impl Bbcc {
                 .as_ref()
                 .map(|s| s.compute_aabb(&self.poses[b].iso));
         }
-        let n = self.boxes.len();
         {
-            let (sweep, boxes, index, candidates) = (
+            let (sweep, boxes, index, pairs, candidates) = (
                 &mut self.sweep,
                 &self.boxes,
                 &self.pair_index,
+                &self.pairs,
                 &mut self.candidates,
             );
             candidates.clear();
             sweep.overlapping_pairs(
                 boxes,
-                |i, j| index[i * n + j] != u32::MAX,
-                |i, j| candidates.push((i as u32, j as u32)),
+                |i, j| index.get(pairs, i, j),
+                |i, j, k| candidates.push((i as u32, j as u32, k as u32)),
             );
         }
         // Deterministic order whatever the sweep found first.
@@ -534,8 +570,8 @@ impl Bbcc {
         }
         let base = self.ground_pairs.len();
         for c in 0..self.candidates.len() {
-            let (i, j) = (self.candidates[c].0 as usize, self.candidates[c].1 as usize);
-            let k = self.pair_index[i * n + j] as usize;
+            let (i, j, k) = self.candidates[c];
+            let (i, j, k) = (i as usize, j as usize, k as usize);
             self.seen[k] = true;
             let law = self.law(w, Some(i), j);
             let mut memory = self.memory[base + k];
@@ -650,5 +686,36 @@ impl Model for Bbcc {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PairIndex;
+
+    #[test]
+    fn the_dense_and_the_sorted_pair_index_agree() {
+        // the pairs of 40 bodies two collections make, and some more
+        let mut pairs: Vec<(usize, usize)> = (0..20)
+            .flat_map(|i| (20..40).map(move |j| (i, j)))
+            .chain([(0, 1), (5, 17), (30, 39)])
+            .collect();
+        pairs.sort_unstable();
+        let dense = PairIndex::new(&pairs, 40);
+        assert!(matches!(dense, PairIndex::Dense { .. }));
+        let sorted = PairIndex::Sorted;
+        let mut found = 0;
+        for i in 0..40 {
+            for j in i + 1..40 {
+                let k = dense.get(&pairs, i, j);
+                assert_eq!(k, sorted.get(&pairs, i, j), "({i}, {j})");
+                if let Some(k) = k {
+                    assert_eq!(pairs[k], (i, j));
+                    found += 1;
+                }
+            }
+        }
+        assert_eq!(found, pairs.len());
+        assert!(matches!(PairIndex::new(&pairs, 5000), PairIndex::Sorted));
     }
 }

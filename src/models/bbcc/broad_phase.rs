@@ -12,13 +12,14 @@ pub struct SweepAndPrune {
 }
 
 impl SweepAndPrune {
-    /// Calls `found(i, j)` (i < j) for every pair of boxes that overlap and that
-    /// `allowed(i, j)` permits. Boxes that are `None` take no part.
-    pub fn overlapping_pairs(
+    /// Calls `found(i, j, k)` (i < j) for every pair of boxes that overlap and that
+    /// `allowed(i, j)` permits as `Some(k)` (the caller's index of the pair). Boxes that
+    /// are `None` take no part.
+    pub fn overlapping_pairs<K>(
         &mut self,
         boxes: &[Option<Aabb>],
-        mut allowed: impl FnMut(usize, usize) -> bool,
-        mut found: impl FnMut(usize, usize),
+        mut allowed: impl FnMut(usize, usize) -> Option<K>,
+        mut found: impl FnMut(usize, usize, K),
     ) {
         self.order.clear();
         for (i, b) in boxes.iter().enumerate() {
@@ -38,8 +39,10 @@ impl SweepAndPrune {
                 let j = self.order[b].1 as usize;
                 let bj = boxes[j].as_ref().expect("listed boxes exist");
                 let (lo, hi) = if i < j { (i, j) } else { (j, i) };
-                if bi.intersects(bj) && allowed(lo, hi) {
-                    found(lo, hi);
+                if bi.intersects(bj) {
+                    if let Some(k) = allowed(lo, hi) {
+                        found(lo, hi, k);
+                    }
                 }
             }
         }
@@ -69,14 +72,18 @@ mod tests {
             cube(10.0, 0.0),
         ];
         let mut found = vec![];
-        SweepAndPrune::default().overlapping_pairs(&boxes, |_, _| true, |i, j| found.push((i, j)));
+        SweepAndPrune::default().overlapping_pairs(
+            &boxes,
+            |_, _| Some(()),
+            |i, j, _| found.push((i, j)),
+        );
         found.sort();
         assert_eq!(found, vec![(0, 1), (1, 4)]);
         let mut found = vec![];
         SweepAndPrune::default().overlapping_pairs(
             &boxes,
-            |i, j| (i, j) != (1, 4),
-            |i, j| found.push((i, j)),
+            |i, j| ((i, j) != (1, 4)).then_some(()),
+            |i, j, _| found.push((i, j)),
         );
         assert_eq!(found, vec![(0, 1)]);
     }
