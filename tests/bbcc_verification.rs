@@ -307,3 +307,71 @@ fn a_scene_with_body_pairs_continues_bit_identically_from_a_serialized_state() {
     assert!(other.set_fmu_state(&restored).ok().is_ok());
     assert_eq!(trace(&mut other, 200), expected);
 }
+
+#[test]
+fn a_collection_paired_with_itself_stacks_its_members() {
+    // issue 28's piles: `["pile", "pile"]` lets every member touch every other. Three
+    // spheres (r = 0.1 m, 1 kg) dropped in a column come to rest on each other at
+    // heights r, 3r, 5r less the Hunt-Crossley overlaps. Without the self-pair they fall
+    // through each other onto the ground.
+    use contact_fmu::cosim::World;
+    let scenario = |self_pair: bool| {
+        let mut pairs = vec![serde_json::json!(["pile", "terrain"])];
+        if self_pair {
+            pairs.push(serde_json::json!(["pile", "pile"]));
+        }
+        let bodies: Vec<serde_json::Value> = (0..3)
+            .map(|i| {
+                serde_json::json!({"name": format!("s{i}"), "group": "pile",
+                    "shape": {"type": "sphere", "radius": 0.1},
+                    "material": {"E": 1e8, "nu": 0.3, "zeta": 0.8, "mu": 0.5},
+                    "motion": {"type": "free", "mass": 1.0,
+                        "position": [0.0, 0.0, 0.11 + 0.21 * i as f64]}})
+            })
+            .collect();
+        let text = serde_json::json!({"name": "pile", "model_identifier": "pile",
+            "default_experiment": {"stop_time": 2.0, "step_size": 0.001}, "model_step": 1e-4,
+            "terrain": {"surface": {"type": "flat"},
+                "material": {"E": 1e8, "nu": 0.3, "zeta": 0.8, "mu": 0.5}},
+            "bodies": bodies, "bbcc": {"pairs": pairs}})
+        .to_string();
+        contact_fmu::scenario::parse_str(&text, "pile.json").unwrap()
+    };
+    let heights = |self_pair: bool| {
+        let mut w = World::new(&scenario(self_pair), None).unwrap();
+        w.enter_initialization();
+        w.exit_initialization().unwrap();
+        for _ in 0..2000 {
+            w.do_step(1e-3).unwrap();
+        }
+        (0..3)
+            .map(|i| world_get(&mut w, &format!("s{i}.r[3]")))
+            .collect::<Vec<f64>>()
+    };
+    let z = heights(true);
+    for (i, z) in z.iter().enumerate() {
+        let rest = 0.1 + 0.2 * i as f64;
+        // overlaps: about 0.3 mm per contact under up to 3 kg at E = 1e8 Pa
+        assert!(
+            (z - rest).abs() < 2e-3,
+            "sphere {i} at {z} m, not near {rest} m"
+        );
+    }
+    let apart = heights(false);
+    assert!(apart.iter().all(|z| *z < 0.15), "{apart:?}");
+    // a body with itself stays refused
+    let mut one = scenario(false);
+    one.bbcc
+        .as_mut()
+        .unwrap()
+        .pairs
+        .push(["s0".into(), "s0".into()]);
+    let text = serde_json::to_string(&one).unwrap();
+    let e = contact_fmu::scenario::parse_str(&text, "p.json")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("a body cannot be paired with itself ('s0')"),
+        "{e}"
+    );
+}

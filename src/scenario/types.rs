@@ -196,7 +196,8 @@ pub struct Body {
     /// nobody (`fixed`).
     pub motion: Motion,
     /// BBCC collection the body belongs to: members of one collection do not collide
-    /// with each other; `bbcc.pairs` can name the collection.
+    /// with each other unless `bbcc.pairs` pairs the collection with itself;
+    /// `bbcc.pairs` can name the collection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
 }

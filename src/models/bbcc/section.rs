@@ -23,7 +23,9 @@ pub struct BbccSettings {
     #[serde(default = "BbccSettings::default_impact_velocity_min")]
     pub impact_velocity_min: f64,
     /// Pairs that may touch: body names, collection names (`group`), or `"terrain"`.
-    /// A pair of collections lets every member of one touch every member of the other.
+    /// A pair of collections lets every member of one touch every member of the other;
+    /// a collection paired with itself (`["pile", "pile"]`) lets each of its members
+    /// touch every other one (a pile of rocks).
     pub pairs: Vec<[String; 2]>,
 }
 
@@ -84,10 +86,16 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             all.extend(m);
         }
         if a != "terrain" && b != "terrain" {
-            body_pairs += (s.members(a).len() * s.members(b).len()) as f64;
+            let (ma, mb) = (s.members(a).len() as f64, s.members(b).len() as f64);
+            // a collection with itself: each distinct pair of its members once
+            body_pairs += if a == b {
+                ma * (ma - 1.0) / 2.0
+            } else {
+                ma * mb
+            };
         }
-        if a == b {
-            c.err(&p, format!("a body or collection cannot be paired with itself ('{a}'): members of a collection do not collide with each other"));
+        if a == b && (s.body_index(a).is_some() || s.members(a).len() < 2) {
+            c.err(&p, format!("a body cannot be paired with itself ('{a}'); a collection of two or more bodies can (each member then touches every other)"));
         }
         for body in all {
             if matches!(
