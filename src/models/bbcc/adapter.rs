@@ -174,7 +174,13 @@ pub struct Bbcc {
     candidates: Vec<(u32, u32, u32)>,
     /// Body pair -> index into `pairs`.
     pair_index: PairIndex,
+    /// Per pair: a candidate of this evaluation (all false between evaluations).
     seen: Vec<bool>,
+    /// The pairs (indices into `pairs`) that were candidates at the last advancing
+    /// evaluation: the only ones whose contact memory may not be the default.
+    active: Vec<u32>,
+    /// `active` holds for `memory` (false after a restore or a build).
+    active_known: bool,
     touching: Vec<i32>,
     /// Broad-phase candidate pairs and narrow-phase queries of the last evaluation.
     stats: (usize, usize),
@@ -296,6 +302,8 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         memory: vec![ContactMemory::default(); ground_pairs.len() + pairs.len()],
         candidates: Vec::with_capacity(pairs.len().min(4096)),
         seen: vec![false; pairs.len()],
+        active: Vec::with_capacity(pairs.len().min(4096)),
+        active_known: false,
         ground_pairs,
         pairs,
         wrench: vec![ContactWrench::default(); n],
@@ -565,9 +573,7 @@ impl Bbcc {
         }
         // Deterministic order whatever the sweep found first.
         self.candidates.sort_unstable();
-        for s in self.seen.iter_mut() {
-            *s = false;
-        }
+        // `seen` is all false between evaluations (cleared below for the candidates)
         let base = self.ground_pairs.len();
         for c in 0..self.candidates.len() {
             let (i, j, k) = self.candidates[c];
@@ -593,12 +599,33 @@ impl Bbcc {
             self.accumulate(i, c.force1, c.torque1, c.depth, c.in_contact);
             self.accumulate(j, c.force2, c.torque2, c.depth, c.in_contact);
         }
+        // Pairs whose boxes no longer overlap forget their contact. Only the candidates
+        // of the last advancing evaluation can hold a memory (every other pair was
+        // reset then), so only they are visited: the cost follows the pairs near each
+        // other, not all pairs listed (a self-paired pile of 500 spheres lists 124,750
+        // and spent most of each sub-step here). After a restore or a build the whole
+        // list is gone through once.
         if advance {
-            for (k, seen) in self.seen.iter().enumerate() {
-                if !seen {
-                    self.memory[base + k] = ContactMemory::default();
+            if self.active_known {
+                for a in 0..self.active.len() {
+                    let k = self.active[a] as usize;
+                    if !self.seen[k] {
+                        self.memory[base + k] = ContactMemory::default();
+                    }
                 }
+            } else {
+                for (k, seen) in self.seen.iter().enumerate() {
+                    if !seen {
+                        self.memory[base + k] = ContactMemory::default();
+                    }
+                }
+                self.active_known = true;
             }
+            self.active.clear();
+            self.active.extend(self.candidates.iter().map(|c| c.2));
+        }
+        for c in 0..self.candidates.len() {
+            self.seen[self.candidates[c].2 as usize] = false;
         }
         self.stats = (
             self.candidates.len(),
@@ -614,6 +641,8 @@ impl Model for Bbcc {
 
     fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {
         self.fresh = false;
+        self.active_known = false;
+        self.seen.fill(false);
         self.build_shapes(w)
     }
 
@@ -678,6 +707,8 @@ impl Model for Bbcc {
             self.memory.clone_from(m);
         }
         self.fresh = false;
+        self.active_known = false;
+        self.seen.fill(false);
     }
 
     fn as_any(&self) -> &dyn Any {
