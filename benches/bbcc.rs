@@ -86,22 +86,22 @@ fn grouser_wheel_on_grid() -> World {
 fn bench(c: &mut Criterion) {
     let mut w = scout();
     w.do_step(1e-3).unwrap();
-    let (broad, narrow) = w
+    let bbcc = w
         .model::<contact_fmu::models::bbcc::adapter::Bbcc>()
-        .unwrap()
-        .contact_stats();
-    println!("bbcc_scout_step: 95 bodies, {broad} broad-phase candidate pairs, {narrow} narrow-phase queries per step");
+        .unwrap();
+    let ((broad, narrow), contacts) = (bbcc.contact_stats(), bbcc.contact_count());
+    println!("bbcc_scout_step: 95 bodies, {broad} broad-phase candidate pairs, {narrow} narrow-phase queries, {contacts} contacts per step");
     c.bench_function("bbcc_scout_step", |b| {
         b.iter(|| w.do_step(black_box(1e-3)).unwrap())
     });
 
     let mut w = grouser_wheel_on_grid();
     w.do_step(1e-3).unwrap();
-    let (broad, narrow) = w
+    let bbcc = w
         .model::<contact_fmu::models::bbcc::adapter::Bbcc>()
-        .unwrap()
-        .contact_stats();
-    println!("bbcc_grouser_wheel_on_grid_step: 10000 grid cuboids, {broad} broad-phase candidate pairs, {narrow} narrow-phase queries per step");
+        .unwrap();
+    let ((broad, narrow), contacts) = (bbcc.contact_stats(), bbcc.contact_count());
+    println!("bbcc_grouser_wheel_on_grid_step: 10000 grid cuboids, {broad} broad-phase candidate pairs, {narrow} narrow-phase queries, {contacts} contacts per step");
     c.bench_function("bbcc_grouser_wheel_on_grid_step", |b| {
         b.iter(|| w.do_step(black_box(1e-3)).unwrap())
     });

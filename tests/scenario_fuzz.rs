@@ -564,6 +564,28 @@ fn absurd_amounts_of_work_are_refused_up_front_with_the_limit_named() {
         },
         &["rocks.k", "at most 5 million"],
     );
+    // a wheel of 1000 grousers on a 200 x 200 cuboid grid: 4e7 pairs of parts, each
+    // with a contact memory
+    quick(
+        "part pairs",
+        &|| {
+            checked_example("bbcc_sliding", |v| {
+                let body = v["bodies"][0].clone();
+                let (mut wheel, mut grid) = (body.clone(), body);
+                wheel["name"] = Value::from("wheel");
+                wheel["shape"] = serde_json::json!({"type": "grouser_wheel", "radius": 0.3,
+                    "width": 0.2, "count": 1000, "grouser_height": 0.01, "grouser_thickness": 0.001});
+                grid["name"] = Value::from("grid");
+                grid["motion"] = serde_json::json!({"type": "fixed"});
+                grid["shape"] = serde_json::json!({"type": "cuboid_grid", "cell": 0.05,
+                    "heights": vec![vec![0.0; 200]; 200]});
+                v["bodies"] = Value::Array(vec![wheel, grid]);
+                v["bbcc"]["pairs"] = serde_json::json!([["wheel", "grid"]]);
+            })
+            .unwrap_err()
+        },
+        &["bbcc.pairs", "4.004e7 pairs of convex parts", "at most 1e7"],
+    );
 }
 
 #[test]

@@ -152,8 +152,14 @@ pub struct Bbcc {
     ground_pairs: Vec<usize>,
     /// Body pairs (i < j) that may touch, sorted.
     pairs: Vec<(usize, usize)>,
-    /// Contact memories: the ground pairs, then the body pairs.
+    /// Contact memories, one per pair of convex parts (see [`pair_wrench`]): the ground
+    /// pairs', then the body pairs'.
     memory: Vec<ContactMemory>,
+    /// Where each pair's slots start in `memory`: the ground pairs, then the body
+    /// pairs, then the end.
+    slots: Vec<usize>,
+    /// Per body: its convex parts (declared from the scenario, checked at build).
+    parts: Vec<usize>,
     /// Per body: the wrench of the last evaluation, kept so that the evaluation at the
     /// end of a step (for the outputs) serves the first sub-step of the next one.
     wrench: Vec<ContactWrench>,
@@ -174,16 +180,20 @@ pub struct Bbcc {
     candidates: Vec<(u32, u32, u32)>,
     /// Body pair -> index into `pairs`.
     pair_index: PairIndex,
-    /// Per pair: a candidate of this evaluation (all false between evaluations).
-    seen: Vec<bool>,
-    /// The pairs (indices into `pairs`) that were candidates at the last advancing
-    /// evaluation: the only ones whose contact memory may not be the default.
+    /// The memory slots in contact after the last advancing evaluation: the only ones
+    /// that may not be the default.
     active: Vec<u32>,
+    /// The slots in contact in this evaluation.
+    now_active: Vec<u32>,
+    /// Per slot: in `now_active` (all false between evaluations).
+    mark: Vec<bool>,
     /// `active` holds for `memory` (false after a restore or a build).
     active_known: bool,
     touching: Vec<i32>,
     /// Broad-phase candidate pairs and narrow-phase queries of the last evaluation.
     stats: (usize, usize),
+    /// Part contacts of the last evaluation.
+    part_contacts: usize,
 }
 
 /// Which body pairs BBCC evaluates, and where each is in the sorted pair list: an
@@ -294,15 +304,35 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     pairs.sort_unstable();
     pairs.dedup();
     let pair_index = PairIndex::new(&pairs, n);
+    // One memory slot per pair of convex parts.
+    let parts: Vec<usize> = s
+        .bodies
+        .iter()
+        .map(|b| crate::models::bbcc::shapes::part_count(&b.shape))
+        .collect();
+    let mut slots = Vec::with_capacity(ground_pairs.len() + pairs.len() + 1);
+    let mut total = 0usize;
+    for &b in &ground_pairs {
+        slots.push(total);
+        total += parts[b];
+    }
+    for &(i, j) in &pairs {
+        slots.push(total);
+        total += parts[i] * parts[j];
+    }
+    slots.push(total);
     Some(Box::new(Bbcc {
         constants,
         terrain_material,
         materials,
         outputs,
-        memory: vec![ContactMemory::default(); ground_pairs.len() + pairs.len()],
+        memory: vec![ContactMemory::default(); total],
+        slots,
+        parts,
         candidates: Vec::with_capacity(pairs.len().min(4096)),
-        seen: vec![false; pairs.len()],
-        active: Vec::with_capacity(pairs.len().min(4096)),
+        active: Vec::with_capacity(total.min(4096)),
+        now_active: Vec::with_capacity(total.min(4096)),
+        mark: vec![false; total],
         active_known: false,
         ground_pairs,
         pairs,
@@ -324,6 +354,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         touching: vec![0; n],
         pair_index,
         stats: (0, 0),
+        part_contacts: 0,
     }))
 }
 
@@ -433,6 +464,13 @@ impl Bbcc {
                 .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
             let shape = crate::models::bbcc::shapes::build(&geometry)
                 .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
+            let parts = crate::models::bbcc::pair::part_count(shape.as_ref());
+            if parts != self.parts[b] {
+                return Err(WorldError::Asset(format!(
+                    "body '{name}': its BBCC shape has {parts} convex parts, {} declared",
+                    self.parts[b]
+                )));
+            }
             self.auto_length[b] = crate::models::bbcc::shapes::longest_edge(&shape);
             self.shapes[b] = Some(shape);
         }
@@ -469,11 +507,13 @@ impl Bbcc {
     }
 
     /// BBCC (Buse 2023, section 4.1): bodies with the terrain, then body pairs through
-    /// the AABB broad phase and parry's narrow phase.
+    /// the AABB broad phase and parry's narrow phase, one contact per pair of convex
+    /// parts that touch.
     fn contacts(&mut self, w: &Frame, advance: bool) {
         for t in self.touching.iter_mut() {
             *t = 0;
         }
+        self.now_active.clear();
         if self.constants.is_none() {
             return;
         }
@@ -491,14 +531,11 @@ impl Bbcc {
             // any per-pair work)
             if let (Some((_, iso)), Some(shape)) = (&self.halfspace, &self.shapes[b]) {
                 if above_plane(shape.as_ref(), &self.poses[b].iso, iso, w.surface) {
-                    if advance {
-                        self.memory[p] = ContactMemory::default();
-                    }
                     continue;
                 }
             }
             let law = self.law(w, None, b);
-            let mut memory = self.memory[p];
+            let first = self.slots[p];
             let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
                 (Some((ground, iso)), Some(shape)) => {
                     let ground_pose = BodyPose {
@@ -506,13 +543,15 @@ impl Bbcc {
                         v: Vector3::zeros(),
                         w: Vector3::zeros(),
                     };
+                    let now_active = &mut self.now_active;
                     let c = pair_wrench(
                         ground.as_ref(),
                         &ground_pose,
                         shape.as_ref(),
                         &self.poses[b],
                         &law,
-                        &mut memory,
+                        &mut self.memory[first..self.slots[p + 1]],
+                        &mut |slot| now_active.push((first + slot) as u32),
                         advance,
                     );
                     (c.force2, c.torque2, c.depth, c.in_contact)
@@ -536,21 +575,38 @@ impl Bbcc {
                         v_d: law.v_d,
                         impact_velocity_min: law.impact_velocity_min,
                     };
-                    let c = sphere_on_surface(&body, radius, &ground, &c, &mut memory, advance);
+                    let c = sphere_on_surface(
+                        &body,
+                        radius,
+                        &ground,
+                        &c,
+                        &mut self.memory[first],
+                        advance,
+                    );
+                    if c.in_contact {
+                        self.now_active.push(first as u32);
+                    }
                     (c.force, c.torque, c.depth, c.in_contact)
                 }
             };
             ground_queries += 1;
-            if advance {
-                self.memory[p] = memory;
-            }
             self.accumulate(b, force, torque, depth, touch);
         }
-        if self.pairs.is_empty() {
-            self.stats = (0, ground_queries);
-            return;
+        self.candidates.clear();
+        if !self.pairs.is_empty() {
+            self.body_pairs(w, advance);
         }
-        // Broad phase: world AABBs, sweep and prune over the allowed pairs.
+        self.part_contacts = self.now_active.len();
+        self.forget(advance);
+        self.stats = (
+            self.candidates.len(),
+            self.candidates.len() + ground_queries,
+        );
+    }
+
+    /// The body pairs: world AABBs, sweep and prune over the allowed pairs, then each
+    /// candidate's part contacts in a fixed order.
+    fn body_pairs(&mut self, w: &Frame, advance: bool) {
         for b in 0..self.boxes.len() {
             self.boxes[b] = self.shapes[b]
                 .as_ref()
@@ -564,7 +620,6 @@ impl Bbcc {
                 &self.pairs,
                 &mut self.candidates,
             );
-            candidates.clear();
             sweep.overlapping_pairs(
                 boxes,
                 |i, j| index.get(pairs, i, j),
@@ -573,64 +628,74 @@ impl Bbcc {
         }
         // Deterministic order whatever the sweep found first.
         self.candidates.sort_unstable();
-        // `seen` is all false between evaluations (cleared below for the candidates)
         let base = self.ground_pairs.len();
         for c in 0..self.candidates.len() {
             let (i, j, k) = self.candidates[c];
             let (i, j, k) = (i as usize, j as usize, k as usize);
-            self.seen[k] = true;
             let law = self.law(w, Some(i), j);
-            let mut memory = self.memory[base + k];
             let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else {
                 continue;
             };
+            let first = self.slots[base + k];
+            let now_active = &mut self.now_active;
             let c = pair_wrench(
                 si.as_ref(),
                 &self.poses[i],
                 sj.as_ref(),
                 &self.poses[j],
                 &law,
-                &mut memory,
+                &mut self.memory[first..self.slots[base + k + 1]],
+                &mut |slot| now_active.push((first + slot) as u32),
                 advance,
             );
-            if advance {
-                self.memory[base + k] = memory;
-            }
             self.accumulate(i, c.force1, c.torque1, c.depth, c.in_contact);
             self.accumulate(j, c.force2, c.torque2, c.depth, c.in_contact);
         }
-        // Pairs whose boxes no longer overlap forget their contact. Only the candidates
-        // of the last advancing evaluation can hold a memory (every other pair was
-        // reset then), so only they are visited: the cost follows the pairs near each
-        // other, not all pairs listed (a self-paired pile of 500 spheres lists 124,750
-        // and spent most of each sub-step here). After a restore or a build the whole
-        // list is gone through once.
-        if advance {
-            if self.active_known {
-                for a in 0..self.active.len() {
-                    let k = self.active[a] as usize;
-                    if !self.seen[k] {
-                        self.memory[base + k] = ContactMemory::default();
-                    }
+    }
+
+    /// Part pairs no longer in contact forget their contact (their impact velocity,
+    /// eq. (2)). Only the slots in contact after the last advancing evaluation can hold
+    /// a memory (every other one was reset then), so only they are visited: the cost
+    /// follows the contacts, not the pairs listed (a self-paired pile of 500 spheres
+    /// lists 124,750 pairs and spent most of each sub-step here). After a restore or a
+    /// build every slot is gone through once.
+    fn forget(&mut self, advance: bool) {
+        if !advance {
+            return;
+        }
+        for &s in &self.now_active {
+            self.mark[s as usize] = true;
+        }
+        if self.active_known {
+            for &s in &self.active {
+                if !self.mark[s as usize] {
+                    self.memory[s as usize] = ContactMemory::default();
                 }
-            } else {
-                for (k, seen) in self.seen.iter().enumerate() {
-                    if !seen {
-                        self.memory[base + k] = ContactMemory::default();
-                    }
-                }
-                self.active_known = true;
             }
-            self.active.clear();
-            self.active.extend(self.candidates.iter().map(|c| c.2));
+        } else {
+            for (m, &touching) in self.memory.iter_mut().zip(&self.mark) {
+                if !touching {
+                    *m = ContactMemory::default();
+                }
+            }
+            self.active_known = true;
         }
-        for c in 0..self.candidates.len() {
-            self.seen[self.candidates[c].2 as usize] = false;
+        for &s in &self.now_active {
+            self.mark[s as usize] = false;
         }
-        self.stats = (
-            self.candidates.len(),
-            self.candidates.len() + ground_queries,
-        );
+        std::mem::swap(&mut self.active, &mut self.now_active);
+    }
+
+    /// Longest edge of body `b`'s bounding box (its R_i when `contact_length` is 0), m;
+    /// 0 before the world is initialized or for bodies BBCC does not touch.
+    pub fn body_size(&self, b: usize) -> f64 {
+        self.auto_length.get(b).copied().unwrap_or(0.0)
+    }
+
+    /// Contacts (pairs of convex parts touching, the ground's included) of the last
+    /// evaluation.
+    pub fn contact_count(&self) -> usize {
+        self.part_contacts
     }
 }
 
@@ -642,7 +707,6 @@ impl Model for Bbcc {
     fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {
         self.fresh = false;
         self.active_known = false;
-        self.seen.fill(false);
         self.build_shapes(w)
     }
 
@@ -708,7 +772,6 @@ impl Model for Bbcc {
         }
         self.fresh = false;
         self.active_known = false;
-        self.seen.fill(false);
     }
 
     fn as_any(&self) -> &dyn Any {

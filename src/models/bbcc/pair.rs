@@ -1,6 +1,6 @@
 //! The BBCC wrench between two convex (or compound) bodies (Buse 2023, section 4.1.1):
 //! parry's narrow phase (GJK/EPA) gives the deepest contact point, normal and
-//! penetration; eq. (1)-(3) give the normal force, eq. (4) or (5) the friction and
+//! penetration of each pair of convex parts; eq. (1)-(3) give the normal force, eq. (4) or (5) the friction and
 //! eq. (6) the spin torque.
 
 use super::{friction, hunt_crossley, ContactMemory};
@@ -49,18 +49,126 @@ pub struct PairWrench {
     pub in_contact: bool,
 }
 
-/// Contact of shape `s1` at `b1` with shape `s2` at `b2`. `memory` carries the impact
-/// velocity of eq. (2) while the contact lasts; with `advance` it is updated.
+/// Convex parts of a built shape: a compound's parts, else 1.
+pub fn part_count(s: &dyn Shape) -> usize {
+    s.as_compound().map_or(1, |c| c.shapes().len())
+}
+
+/// Contact of shape `s1` at `b1` with shape `s2` at `b2`: one BBCC contact per pair of
+/// convex parts that touch, summed (Buse 2023, section 3.1: a compound keeps "separate
+/// convex hulls", as a wheel is a cylinder with cuboid grousers and a surface a
+/// collection of cuboids). `memory` has one slot per part pair, part `a` of `s1` with
+/// part `b` of `s2` at `a * part_count(s2) + b`; each carries the impact velocity of
+/// eq. (2) while its contact lasts and, with `advance`, is updated. `touching` gets the
+/// slot of every part pair in contact. Torques are about each body's origin; `depth`
+/// is the deepest part contact.
+#[allow(clippy::too_many_arguments)]
 pub fn pair_wrench(
     s1: &dyn Shape,
     b1: &BodyPose,
     s2: &dyn Shape,
     b2: &BodyPose,
     law: &PairLaw,
+    memory: &mut [ContactMemory],
+    touching: &mut dyn FnMut(usize),
+    advance: bool,
+) -> PairWrench {
+    let n2 = part_count(s2);
+    let mut total = PairWrench::default();
+    let mut one = |a: usize,
+                   p1: &dyn Shape,
+                   iso1: &Isometry3<f64>,
+                   b: usize,
+                   p2: &dyn Shape,
+                   iso2: &Isometry3<f64>| {
+        let slot = a * n2 + b;
+        let w = convex_wrench(p1, iso1, p2, iso2, b1, b2, law, &mut memory[slot], advance);
+        if w.in_contact {
+            touching(slot);
+            total.force1 += w.force1;
+            total.torque1 += w.torque1;
+            total.force2 += w.force2;
+            total.torque2 += w.torque2;
+            total.depth = total.depth.max(w.depth);
+            total.in_contact = true;
+        }
+    };
+    let iso1 = &b1.iso;
+    let iso2 = &b2.iso;
+    match (s1.as_compound(), s2.as_compound()) {
+        (None, None) => one(0, s1, iso1, 0, s2, iso2),
+        (Some(c1), None) => {
+            let local = s2.compute_aabb(&(iso1.inverse() * iso2));
+            for a in c1.bvh().intersect_aabb(&local) {
+                let (part_iso, part) = &c1.shapes()[a as usize];
+                one(a as usize, part.as_ref(), &(iso1 * part_iso), 0, s2, iso2);
+            }
+        }
+        (None, Some(c2)) if s1.as_halfspace().is_some() => {
+            // the ground plane: every part whose box reaches below it (the plane's box
+            // is unbounded, the tree would return every part)
+            let n = iso1.rotation
+                * s1.as_halfspace()
+                    .map_or(Vector3::z(), |h| h.normal.into_inner());
+            let origin = iso1.translation.vector;
+            for (b, (part_iso, part)) in c2.shapes().iter().enumerate() {
+                let at = iso2 * part_iso;
+                let aabb = part.compute_aabb(&at);
+                let lowest = Vector3::new(
+                    if n.x > 0.0 { aabb.mins.x } else { aabb.maxs.x },
+                    if n.y > 0.0 { aabb.mins.y } else { aabb.maxs.y },
+                    if n.z > 0.0 { aabb.mins.z } else { aabb.maxs.z },
+                );
+                if (lowest - origin).dot(&n) <= 0.0 {
+                    one(0, s1, iso1, b, part.as_ref(), &at);
+                }
+            }
+        }
+        (None, Some(c2)) => {
+            let local = s1.compute_aabb(&(iso2.inverse() * iso1));
+            for b in c2.bvh().intersect_aabb(&local) {
+                let (part_iso, part) = &c2.shapes()[b as usize];
+                one(0, s1, iso1, b as usize, part.as_ref(), &(iso2 * part_iso));
+            }
+        }
+        (Some(c1), Some(c2)) => {
+            let local = s2.compute_aabb(&(iso1.inverse() * iso2));
+            for a in c1.bvh().intersect_aabb(&local) {
+                let (part_iso1, part1) = &c1.shapes()[a as usize];
+                let at1 = iso1 * part_iso1;
+                let local2 = part1.compute_aabb(&(iso2.inverse() * at1));
+                for b in c2.bvh().intersect_aabb(&local2) {
+                    let (part_iso2, part2) = &c2.shapes()[b as usize];
+                    one(
+                        a as usize,
+                        part1.as_ref(),
+                        &at1,
+                        b as usize,
+                        part2.as_ref(),
+                        &(iso2 * part_iso2),
+                    );
+                }
+            }
+        }
+    }
+    total
+}
+
+/// One BBCC contact (Buse 2023, eq. (1)-(6)) of convex shape `s1` at `iso1` (part of
+/// the body at `b1`) with convex shape `s2` at `iso2` (part of the body at `b2`).
+#[allow(clippy::too_many_arguments)]
+fn convex_wrench(
+    s1: &dyn Shape,
+    iso1: &Isometry3<f64>,
+    s2: &dyn Shape,
+    iso2: &Isometry3<f64>,
+    b1: &BodyPose,
+    b2: &BodyPose,
+    law: &PairLaw,
     memory: &mut ContactMemory,
     advance: bool,
 ) -> PairWrench {
-    let found = deepest_contact(s1, &b1.iso, s2, &b2.iso);
+    let found = deepest_contact(s1, iso1, s2, iso2);
     let Some((depth, n, p)) = found else {
         if advance {
             *memory = ContactMemory::default();
@@ -107,8 +215,8 @@ pub fn pair_wrench(
 
 /// The deepest contact of `s1` at `iso1` with `s2` at `iso2`: (depth, unit normal
 /// from 1 towards 2, contact point), world frame. Compounds are split into their parts
-/// (through their bounding-volume tree) and the deepest part contact is the pair's one
-/// contact, as BBCC has one per pair.
+/// (through their bounding-volume tree) and the deepest part contact is returned (Leite's
+/// wheel-rock contact takes one point; BBCC's [`pair_wrench`] takes every part contact).
 pub fn deepest_contact(
     s1: &dyn Shape,
     iso1: &Isometry3<f64>,
@@ -265,7 +373,8 @@ mod tests {
             &ball,
             &at(1.0, 2.0, 0.1 - delta),
             &law(),
-            &mut m,
+            std::slice::from_mut(&mut m),
+            &mut |_| {},
             true,
         );
         assert!(w.in_contact && (w.depth - delta).abs() < 1e-12);
@@ -282,7 +391,8 @@ mod tests {
                 &ball,
                 &at(0.0, 0.0, 0.2),
                 &law(),
-                &mut m,
+                std::slice::from_mut(&mut m),
+                &mut |_| {},
                 true
             )
             .in_contact
@@ -303,7 +413,8 @@ mod tests {
             &ball,
             &b,
             &law(),
-            &mut m,
+            std::slice::from_mut(&mut m),
+            &mut |_| {},
             true,
         );
         assert!(w.force2.x < 0.0);

@@ -63,6 +63,14 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
     // a set: a pile of 500 bodies lists 125 000 pairs (a list took 20 s to check)
     let mut seen: std::collections::HashSet<(&str, &str)> = Default::default();
     let mut body_pairs = 0.0;
+    // pairs of convex parts, each with a contact memory
+    let mut part_pairs = 0.0;
+    let parts = |n: &str| -> (f64, f64) {
+        s.members(n).iter().fold((0.0, 0.0), |(sum, squares), &i| {
+            let p = super::shapes::part_count(&s.bodies[i].shape) as f64;
+            (sum + p, squares + p * p)
+        })
+    };
     for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
         let p = format!("bbcc.pairs[{i}]");
         let mut all = vec![];
@@ -93,6 +101,14 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             } else {
                 ma * mb
             };
+            let ((pa, qa), (pb, _)) = (parts(a), parts(b));
+            part_pairs += if a == b {
+                (pa * pa - qa) / 2.0
+            } else {
+                pa * pb
+            };
+        } else {
+            part_pairs += parts(if a == "terrain" { b } else { a }).0;
         }
         if a == b && (s.body_index(a).is_some() || s.members(a).len() < 2) {
             c.err(&p, format!("a body cannot be paired with itself ('{a}'); a collection of two or more bodies can (each member then touches every other)"));
@@ -129,6 +145,14 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
         }
     }
+    if part_pairs > MAX_PART_PAIRS && body_pairs <= MAX_BODY_PAIRS {
+        c.err(
+            "bbcc.pairs",
+            format!(
+                "the pairs name {part_pairs:.3e} pairs of convex parts (each part of a compound, each cell of a cuboid_grid, each grouser of a grouser_wheel touches on its own), at most {MAX_PART_PAIRS:e}: each keeps a contact memory"
+            ),
+        );
+    }
     if body_pairs > MAX_BODY_PAIRS {
         c.err(
             "bbcc.pairs",
@@ -138,6 +162,10 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
         );
     }
 }
+
+/// The most pairs of convex parts (a compound's parts, a grid's cells, a wheel's
+/// grousers) the BBCC pairs may expand to: 1e7, about 170 MB of contact memory.
+pub const MAX_PART_PAIRS: f64 = 1e7;
 
 /// The most body pairs the BBCC pairs may expand to: 5e6, about 170 MB of pair state
 /// (the pair, its contact memory and a flag).

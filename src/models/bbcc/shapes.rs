@@ -140,6 +140,23 @@ pub fn build(g: &Geometry) -> Result<SharedShape, ShapeError> {
     })
 }
 
+/// Convex parts BBCC makes of a scenario shape (what [`build`] gives): a compound's
+/// parts, a grid's cells, a grouser wheel's cylinder and grousers, 1 for the others.
+/// Each pair of parts that may touch keeps its own contact memory.
+pub fn part_count(shape: &crate::scenario::Shape) -> usize {
+    use crate::scenario::Shape;
+    match shape {
+        Shape::Compound { parts } => parts.len(),
+        Shape::CuboidGrid { heights, .. } => heights.iter().map(|r| r.len()).sum(),
+        Shape::GrouserWheel {
+            count,
+            grouser_height,
+            ..
+        } if *grouser_height > 0.0 => 1 + *count as usize,
+        _ => 1,
+    }
+}
+
 /// R_i of Buse 2023 section 4.1.1: the body's longest edge, here the longest edge of
 /// its bounding box in the body frame, m.
 pub fn longest_edge(shape: &SharedShape) -> f64 {
