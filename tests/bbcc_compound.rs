@@ -106,3 +106,95 @@ fn a_sphere_across_two_grid_cells_is_carried_by_both() {
         "stays on the edge"
     );
 }
+
+/// A 3 cm cube of 50 g (E = 1e8 Pa) dropped 1 mm onto the ground, `model_step` s,
+/// `semi_implicit` or not: (kinetic energy after 2 s in J, or None when the run went
+/// non-finite; distance moved over the last second, m).
+fn light_cube(model_step: f64, semi_implicit: bool) -> (Option<f64>, f64) {
+    let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": 0.6});
+    let s = parse_str(
+        &json!({
+            "name": "cube", "model_identifier": "cube",
+            "default_experiment": {"stop_time": 2.0, "step_size": 0.001},
+            "model_step": model_step,
+            "terrain": {"surface": {"type": "flat"}, "material": mat},
+            "bodies": [{"name": "cube", "material": mat, "shape": {"type": "cuboid", "size": [0.03, 0.03, 0.03]},
+                "motion": {"type": "free", "mass": 0.05, "position": [0.0, 0.0, 0.016]}}],
+            "bbcc": {"semi_implicit": semi_implicit, "pairs": [["cube", "terrain"]]}
+        })
+        .to_string(),
+        "test",
+    )
+    .unwrap();
+    let mut w = World::new(&s, None).unwrap();
+    w.exit_initialization().unwrap();
+    let mut x1 = 0.0;
+    for k in 0..2000 {
+        if w.do_step(1e-3).is_err() {
+            return (None, f64::NAN);
+        }
+        if k == 999 {
+            x1 = world_get(&mut w, "cube.r[1]");
+        }
+    }
+    let v: f64 = (1..=3)
+        .map(|i| world_get(&mut w, &format!("cube.v[{i}]")).powi(2))
+        .sum();
+    let om: f64 = (1..=3)
+        .map(|i| world_get(&mut w, &format!("cube.w[{i}]")).powi(2))
+        .sum();
+    let i = 0.05 * 0.03 * 0.03 / 6.0;
+    let ke = 0.5 * 0.05 * v + 0.5 * i * om;
+    let moved = (world_get(&mut w, "cube.r[1]") - x1).abs();
+    (ke.is_finite().then_some(ke), moved)
+}
+
+#[test]
+fn semi_implicit_viscous_forces_keep_a_light_stiff_cube_at_rest_where_explicit_ones_blow_up() {
+    // explicit at 0.2 ms: the damping of eq. (2) with the default impact velocity floor
+    // (0.01 m/s) is too stiff for 50 g (measured: 4e4 J after 2 s)
+    let (explicit, _) = light_cube(2e-4, false);
+    assert!(
+        explicit.is_none_or(|ke| ke > 1.0),
+        "explicit at 0.2 ms: {explicit:?} J"
+    );
+    // semi-implicit at 0.3 ms: at rest (measured 1.3e-7 J), as explicit at 0.1 ms
+    // (8e-8 J); the elastic part, explicit still, limits it (0.5 ms: 16 J)
+    let (ke, moved) = light_cube(3e-4, true);
+    let ke = ke.expect("finite");
+    assert!(
+        ke < 1e-6 && moved < 1e-9,
+        "semi-implicit at 0.3 ms: {ke:e} J, moved {moved:e} m"
+    );
+    let (reference, _) = light_cube(1e-4, false);
+    assert!(reference.unwrap() < 1e-6);
+}
+
+#[test]
+fn semi_implicit_contacts_rest_at_the_same_static_penetration() {
+    // the implicit parts are viscous: at rest they vanish, k delta^1.5 = m g as before
+    let rest = |si: bool| {
+        let mat = json!({"E": 1e7, "nu": 0.3, "zeta": 0.5, "mu": 0.5});
+        let mut w = world(json!({
+            "name": "ball", "model_identifier": "ball",
+            "default_experiment": {"stop_time": 2.0, "step_size": 0.001},
+            "terrain": {"surface": {"type": "flat"}, "material": mat},
+            "bodies": [{"name": "ball", "material": mat, "shape": {"type": "sphere", "radius": 0.1},
+                "motion": {"type": "free", "mass": 2.0, "position": [0.0, 0.0, 0.1]}}],
+            "bbcc": {"semi_implicit": si, "pairs": [["ball", "terrain"]]}
+        }));
+        for _ in 0..2000 {
+            w.do_step(1e-3).unwrap();
+        }
+        0.1 - world_get(&mut w, "ball.r[3]")
+    };
+    // R = the sphere's longest edge, 0.2 m (the ground is unbounded)
+    let delta = static_depth(2.0 * G, 1e7, 0.2);
+    for si in [false, true] {
+        let d = rest(si);
+        assert!(
+            (d - delta).abs() < 1e-3 * delta,
+            "semi_implicit {si}: {d:e} m, {delta:e} m"
+        );
+    }
+}

@@ -76,6 +76,8 @@ pub struct Frame<'a> {
     pub time: f64,
     /// `world.gravity[1..3]`.
     pub gravity_vrs: [usize; 3],
+    /// `world.model_step`: the longest sub-step, s.
+    pub model_step_vr: usize,
 }
 
 impl Frame<'_> {

@@ -172,6 +172,7 @@ macro_rules! frame {
                 meshes: &w.meshes,
                 time: w.own.time,
                 gravity_vrs: w.layout.gravity,
+                model_step_vr: w.layout.model_step,
             },
             &mut w.models,
         )

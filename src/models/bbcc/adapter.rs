@@ -3,9 +3,10 @@
 //! the parry shapes, the broad phase and the contact memories.
 
 use super::broad_phase::SweepAndPrune;
-use super::pair::{pair_wrench, BodyPose, PairLaw};
+use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw};
 use super::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
 use super::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
+use crate::cosim::layout::MotionVrs;
 use crate::cosim::layout::ShapeVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{Bounds, Variability, VariableTable};
@@ -194,6 +195,13 @@ pub struct Bbcc {
     stats: (usize, usize),
     /// Part contacts of the last evaluation.
     part_contacts: usize,
+    /// `bbcc.semi_implicit`: viscous forces linearly implicit over the model step.
+    semi_implicit: bool,
+    /// Per body, with `semi_implicit`: its inverse mass and inertia shared among the
+    /// contacts it may have in this evaluation (work buffer).
+    inv_mass: Vec<InvMass>,
+    /// Per body: how many part contacts it may have in this evaluation (work buffer).
+    share: Vec<usize>,
 }
 
 /// Which body pairs BBCC evaluates, and where each is in the sorted pair list: an
@@ -355,6 +363,9 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         pair_index,
         stats: (0, 0),
         part_contacts: 0,
+        semi_implicit: s.bbcc.as_ref().is_some_and(|b| b.semi_implicit),
+        inv_mass: vec![InvMass::ZERO; n],
+        share: vec![0; n],
     }))
 }
 
@@ -417,6 +428,7 @@ impl Bbcc {
                 stiction: None,
                 v_d: 1.0,
                 impact_velocity_min: 1.0,
+                implicit_step: 0.0,
             };
         };
         let (e1, nu1, z1, mu1) = material_of(w, &ma);
@@ -442,6 +454,11 @@ impl Bbcc {
             stiction,
             v_d: w.real(bb.v_d),
             impact_velocity_min: w.real(bb.impact_velocity_min),
+            implicit_step: if self.semi_implicit {
+                w.real(w.model_step_vr)
+            } else {
+                0.0
+            },
         }
     }
 
@@ -522,6 +539,13 @@ impl Bbcc {
                 self.poses[b] = w.pose_of(b);
             }
         }
+        self.candidates.clear();
+        if !self.pairs.is_empty() {
+            self.broad_phase();
+        }
+        if self.semi_implicit {
+            self.share_masses(w);
+        }
         let mut ground_queries = 0;
         // Bodies on the terrain: the plane as a parry half-space; spheres on a profile
         // analytically.
@@ -550,6 +574,7 @@ impl Bbcc {
                         shape.as_ref(),
                         &self.poses[b],
                         &law,
+                        [&InvMass::ZERO, &self.inv_mass[b]],
                         &mut self.memory[first..self.slots[p + 1]],
                         &mut |slot| now_active.push((first + slot) as u32),
                         advance,
@@ -592,9 +617,8 @@ impl Bbcc {
             ground_queries += 1;
             self.accumulate(b, force, torque, depth, touch);
         }
-        self.candidates.clear();
         if !self.pairs.is_empty() {
-            self.body_pairs(w, advance);
+            self.narrow_phase(w, advance);
         }
         self.part_contacts = self.now_active.len();
         self.forget(advance);
@@ -604,9 +628,9 @@ impl Bbcc {
         );
     }
 
-    /// The body pairs: world AABBs, sweep and prune over the allowed pairs, then each
-    /// candidate's part contacts in a fixed order.
-    fn body_pairs(&mut self, w: &Frame, advance: bool) {
+    /// The body pairs whose boxes overlap: world AABBs, sweep and prune over the
+    /// allowed pairs, sorted.
+    fn broad_phase(&mut self) {
         for b in 0..self.boxes.len() {
             self.boxes[b] = self.shapes[b]
                 .as_ref()
@@ -628,6 +652,10 @@ impl Bbcc {
         }
         // Deterministic order whatever the sweep found first.
         self.candidates.sort_unstable();
+    }
+
+    /// Each candidate's part contacts, in the candidates' order.
+    fn narrow_phase(&mut self, w: &Frame, advance: bool) {
         let base = self.ground_pairs.len();
         for c in 0..self.candidates.len() {
             let (i, j, k) = self.candidates[c];
@@ -644,12 +672,66 @@ impl Bbcc {
                 sj.as_ref(),
                 &self.poses[j],
                 &law,
+                [&self.inv_mass[i], &self.inv_mass[j]],
                 &mut self.memory[first..self.slots[base + k + 1]],
                 &mut |slot| now_active.push((first + slot) as u32),
                 advance,
             );
             self.accumulate(i, c.force1, c.torque1, c.depth, c.in_contact);
             self.accumulate(j, c.force2, c.torque2, c.depth, c.in_contact);
+        }
+    }
+
+    /// Each free body's inverse mass and inertia, shared among its part contacts (mass
+    /// splitting, so that the implicit viscous forces of all its contacts together
+    /// still never reverse its motion within a step). The contacts counted are those of
+    /// the last evaluation, which the contact memories hold (so a restored state counts
+    /// the same), and at least one: a contact that starts now is shared with them.
+    fn share_masses(&mut self, w: &Frame) {
+        if !self.active_known {
+            self.active.clear();
+            for (slot, m) in self.memory.iter().enumerate() {
+                if m.in_contact {
+                    self.active.push(slot as u32);
+                }
+            }
+            self.active_known = true;
+        }
+        self.share.fill(0);
+        let ground = self.ground_pairs.len();
+        for &slot in &self.active {
+            let p = self.slots.partition_point(|&first| first <= slot as usize) - 1;
+            if p < ground {
+                self.share[self.ground_pairs[p]] += 1;
+            } else {
+                let (i, j) = self.pairs[p - ground];
+                self.share[i] += 1;
+                self.share[j] += 1;
+            }
+        }
+        for b in 0..self.inv_mass.len() {
+            self.inv_mass[b] = InvMass::ZERO;
+            let MotionVrs::Free {
+                mass,
+                inertia,
+                locked,
+                ..
+            } = &w.bodies[b].motion
+            else {
+                continue;
+            };
+            let n = self.share[b].max(1) as f64;
+            let r = self.poses[b].iso.rotation.to_rotation_matrix();
+            let i = if w.boolean(*locked) {
+                nalgebra::Matrix3::zeros()
+            } else {
+                let d = Vector3::from(inertia.map(|vr| n / w.real(vr)));
+                r.matrix() * nalgebra::Matrix3::from_diagonal(&d) * r.matrix().transpose()
+            };
+            self.inv_mass[b] = InvMass {
+                m: n / w.real(*mass),
+                i,
+            };
         }
     }
 

@@ -5,6 +5,7 @@
 
 use super::{friction, hunt_crossley, ContactMemory};
 use nalgebra::{Isometry3, Vector3};
+use parry3d_f64::bounding_volume::BoundingVolume;
 use parry3d_f64::shape::Shape;
 
 /// A body as the contact sees it, world frame.
@@ -34,6 +35,45 @@ pub struct PairLaw {
     pub v_d: f64,
     /// Floor of the impact velocity in eq. (2), m/s.
     pub impact_velocity_min: f64,
+    /// Model step h, s, when the viscous parts of the contact are taken linearly
+    /// implicitly (`bbcc.semi_implicit`); 0: explicitly, as the paper's eq. (1)-(6).
+    pub implicit_step: f64,
+}
+
+/// A body's inverse mass (1/kg) and inverse inertia (world frame, 1/(kg m^2)) as one
+/// contact sees them: shared among the contacts the body may have in this evaluation
+/// (mass splitting), zero for bodies that do not move with the forces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct InvMass {
+    pub m: f64,
+    pub i: nalgebra::Matrix3<f64>,
+}
+
+impl InvMass {
+    /// An immovable body (the ground, fixed and kinematic bodies).
+    pub const ZERO: InvMass = InvMass {
+        m: 0.0,
+        i: nalgebra::Matrix3::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    };
+
+    /// Inverse of the effective mass at `p` (world) along the unit `u` of a body whose
+    /// origin is at `origin`: 1/m + (r x u) . I^-1 (r x u).
+    fn along(&self, origin: &Vector3<f64>, p: &Vector3<f64>, u: &Vector3<f64>) -> f64 {
+        let ru = (p - origin).cross(u);
+        self.m + ru.dot(&(self.i * ru))
+    }
+}
+
+/// Linearly implicit viscous force (Euler backward on its velocity): a force `f`
+/// (magnitude) that grows with a relative speed `v` acts like a viscosity c = f / v;
+/// taken implicitly over a step h on an effective inverse mass `inv`, it is
+/// f / (1 + c h inv). Small c h inv: the explicit force; large: the force that brings
+/// `v` to rest within the step, m v / h, never more (stable for any h).
+fn implicit(f: f64, v: f64, h: f64, inv: f64) -> f64 {
+    if v == 0.0 || f == 0.0 {
+        return f;
+    }
+    f / (1.0 + (f / v).abs() * h * inv)
 }
 
 /// The wrench of one contact on both bodies, world frame, torques about each body
@@ -69,6 +109,7 @@ pub fn pair_wrench(
     s2: &dyn Shape,
     b2: &BodyPose,
     law: &PairLaw,
+    inv: [&InvMass; 2],
     memory: &mut [ContactMemory],
     touching: &mut dyn FnMut(usize),
     advance: bool,
@@ -82,7 +123,18 @@ pub fn pair_wrench(
                    p2: &dyn Shape,
                    iso2: &Isometry3<f64>| {
         let slot = a * n2 + b;
-        let w = convex_wrench(p1, iso1, p2, iso2, b1, b2, law, &mut memory[slot], advance);
+        let w = convex_wrench(
+            p1,
+            iso1,
+            p2,
+            iso2,
+            b1,
+            b2,
+            law,
+            inv,
+            &mut memory[slot],
+            advance,
+        );
         if w.in_contact {
             touching(slot);
             total.force1 += w.force1;
@@ -93,15 +145,36 @@ pub fn pair_wrench(
             total.in_contact = true;
         }
     };
-    let iso1 = &b1.iso;
-    let iso2 = &b2.iso;
+    for_each_part_pair(s1, &b1.iso, s2, &b2.iso, &mut one);
+    total
+}
+
+/// `f(a, part a of s1 at its pose, b, part b of s2 at its pose)`.
+type PartPairFn<'a> =
+    dyn FnMut(usize, &dyn Shape, &Isometry3<f64>, usize, &dyn Shape, &Isometry3<f64>) + 'a;
+
+/// Calls `one` for every pair of convex parts of `s1` at `iso1` and `s2` at `iso2`
+/// whose world boxes overlap (a convex shape is its own part 0): the compounds'
+/// trees give the parts near the other shape's box, each part's world box then
+/// filters them before the narrow phase.
+fn for_each_part_pair(
+    s1: &dyn Shape,
+    iso1: &Isometry3<f64>,
+    s2: &dyn Shape,
+    iso2: &Isometry3<f64>,
+    one: &mut PartPairFn,
+) {
     match (s1.as_compound(), s2.as_compound()) {
         (None, None) => one(0, s1, iso1, 0, s2, iso2),
         (Some(c1), None) => {
             let local = s2.compute_aabb(&(iso1.inverse() * iso2));
+            let other = s2.compute_aabb(iso2);
             for a in c1.bvh().intersect_aabb(&local) {
                 let (part_iso, part) = &c1.shapes()[a as usize];
-                one(a as usize, part.as_ref(), &(iso1 * part_iso), 0, s2, iso2);
+                let at = iso1 * part_iso;
+                if part.compute_aabb(&at).intersects(&other) {
+                    one(a as usize, part.as_ref(), &at, 0, s2, iso2);
+                }
             }
         }
         (None, Some(c2)) if s1.as_halfspace().is_some() => {
@@ -126,9 +199,13 @@ pub fn pair_wrench(
         }
         (None, Some(c2)) => {
             let local = s1.compute_aabb(&(iso2.inverse() * iso1));
+            let other = s1.compute_aabb(iso1);
             for b in c2.bvh().intersect_aabb(&local) {
                 let (part_iso, part) = &c2.shapes()[b as usize];
-                one(0, s1, iso1, b as usize, part.as_ref(), &(iso2 * part_iso));
+                let at = iso2 * part_iso;
+                if part.compute_aabb(&at).intersects(&other) {
+                    one(0, s1, iso1, b as usize, part.as_ref(), &at);
+                }
             }
         }
         (Some(c1), Some(c2)) => {
@@ -151,7 +228,6 @@ pub fn pair_wrench(
             }
         }
     }
-    total
 }
 
 /// One BBCC contact (Buse 2023, eq. (1)-(6)) of convex shape `s1` at `iso1` (part of
@@ -165,6 +241,7 @@ fn convex_wrench(
     b1: &BodyPose,
     b2: &BodyPose,
     law: &PairLaw,
+    inv: [&InvMass; 2],
     memory: &mut ContactMemory,
     advance: bool,
 ) -> PairWrench {
@@ -190,16 +267,33 @@ fn convex_wrench(
         };
     }
     let d = hunt_crossley::damping(law.zeta, impact_velocity); // eq. (2)
-    let f_n = hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
+    let mut f_n = hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
+    let h = law.implicit_step;
+    let (o1, o2) = (b1.iso.translation.vector, b2.iso.translation.vector);
+    let inv_along = |u: &Vector3<f64>| inv[0].along(&o1, &p, u) + inv[1].along(&o2, &p, u);
+    if h > 0.0 {
+        // the damping part of eq. (1), k delta^1.5 d delta_dot, implicitly
+        let elastic = hunt_crossley::normal_force(law.k, 0.0, depth, 0.0);
+        f_n = (elastic + implicit(f_n - elastic, depth_rate, h, inv_along(&n))).max(0.0);
+    }
     let v_t = v_rel - n * v_rel.dot(&n);
-    let f_t = match law.stiction {
+    let mut f_t = match law.stiction {
         Some((mu_s, xi)) => friction::bengisu_akay(law.mu, mu_s, xi, f_n, &v_t, law.v_d), // eq. (5)
         None => friction::regularized_coulomb(law.mu, f_n, &v_t, law.v_d),                // eq. (4)
     };
+    let speed = v_t.norm();
+    if h > 0.0 && speed > 0.0 {
+        // friction, eq. (4)/(5), as a viscosity along the sliding direction
+        let f = f_t.norm();
+        f_t *= implicit(f, speed, h, inv_along(&(v_t / speed))) / f.max(f64::MIN_POSITIVE);
+    }
     // force on body 2; body 1 gets the opposite
     let force2 = n * f_n + f_t;
     let spin = (b2.w - b1.w).dot(&n);
-    let tau = friction::spin_torque(law.mu, f_n, law.r_eff, depth, spin, law.v_d); // eq. (6)
+    let mut tau = friction::spin_torque(law.mu, f_n, law.r_eff, depth, spin, law.v_d); // eq. (6)
+    if h > 0.0 {
+        tau = implicit(tau, spin, h, n.dot(&((inv[0].i + inv[1].i) * n)));
+    }
     let spin_torque2 = -n * (tau * spin.signum());
     let r1 = p - b1.iso.translation.vector;
     let r2 = p - b2.iso.translation.vector;
@@ -350,6 +444,7 @@ mod tests {
             stiction: None,
             v_d: 0.01,
             impact_velocity_min: 0.01,
+            implicit_step: 0.0,
         }
     }
 
@@ -373,6 +468,7 @@ mod tests {
             &ball,
             &at(1.0, 2.0, 0.1 - delta),
             &law(),
+            [&InvMass::ZERO; 2],
             std::slice::from_mut(&mut m),
             &mut |_| {},
             true,
@@ -391,6 +487,7 @@ mod tests {
                 &ball,
                 &at(0.0, 0.0, 0.2),
                 &law(),
+                [&InvMass::ZERO; 2],
                 std::slice::from_mut(&mut m),
                 &mut |_| {},
                 true
@@ -413,6 +510,7 @@ mod tests {
             &ball,
             &b,
             &law(),
+            [&InvMass::ZERO; 2],
             std::slice::from_mut(&mut m),
             &mut |_| {},
             true,
