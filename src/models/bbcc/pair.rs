@@ -5,7 +5,7 @@
 
 use super::{friction, hunt_crossley, ContactMemory};
 use nalgebra::{Isometry3, Vector3};
-use parry3d_f64::bounding_volume::BoundingVolume;
+use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
 use parry3d_f64::shape::Shape;
 
 /// A body as the contact sees it, world frame.
@@ -110,6 +110,7 @@ pub fn pair_wrench(
     b2: &BodyPose,
     law: &PairLaw,
     inv: [&InvMass; 2],
+    boxes: [Option<&Aabb>; 2],
     memory: &mut [ContactMemory],
     touching: &mut dyn FnMut(usize),
     advance: bool,
@@ -145,7 +146,7 @@ pub fn pair_wrench(
             total.in_contact = true;
         }
     };
-    for_each_part_pair(s1, &b1.iso, s2, &b2.iso, &mut one);
+    for_each_part_pair(s1, &b1.iso, s2, &b2.iso, boxes, &mut one);
     total
 }
 
@@ -156,19 +157,21 @@ type PartPairFn<'a> =
 /// Calls `one` for every pair of convex parts of `s1` at `iso1` and `s2` at `iso2`
 /// whose world boxes overlap (a convex shape is its own part 0): the compounds'
 /// trees give the parts near the other shape's box, each part's world box then
-/// filters them before the narrow phase.
+/// filters them before the narrow phase. `boxes`: the shapes' world boxes when known
+/// (computing a hull's box goes through all its points).
 fn for_each_part_pair(
     s1: &dyn Shape,
     iso1: &Isometry3<f64>,
     s2: &dyn Shape,
     iso2: &Isometry3<f64>,
+    boxes: [Option<&Aabb>; 2],
     one: &mut PartPairFn,
 ) {
     match (s1.as_compound(), s2.as_compound()) {
         (None, None) => one(0, s1, iso1, 0, s2, iso2),
         (Some(c1), None) => {
-            let local = s2.compute_aabb(&(iso1.inverse() * iso2));
-            let other = s2.compute_aabb(iso2);
+            let other = boxes[1].copied().unwrap_or_else(|| s2.compute_aabb(iso2));
+            let local = other.transform_by(&iso1.inverse());
             for a in c1.bvh().intersect_aabb(&local) {
                 let (part_iso, part) = &c1.shapes()[a as usize];
                 let at = iso1 * part_iso;
@@ -198,8 +201,8 @@ fn for_each_part_pair(
             }
         }
         (None, Some(c2)) => {
-            let local = s1.compute_aabb(&(iso2.inverse() * iso1));
-            let other = s1.compute_aabb(iso1);
+            let other = boxes[0].copied().unwrap_or_else(|| s1.compute_aabb(iso1));
+            let local = other.transform_by(&iso2.inverse());
             for b in c2.bvh().intersect_aabb(&local) {
                 let (part_iso, part) = &c2.shapes()[b as usize];
                 let at = iso2 * part_iso;
@@ -209,7 +212,8 @@ fn for_each_part_pair(
             }
         }
         (Some(c1), Some(c2)) => {
-            let local = s2.compute_aabb(&(iso1.inverse() * iso2));
+            let other = boxes[1].copied().unwrap_or_else(|| s2.compute_aabb(iso2));
+            let local = other.transform_by(&iso1.inverse());
             for a in c1.bvh().intersect_aabb(&local) {
                 let (part_iso1, part1) = &c1.shapes()[a as usize];
                 let at1 = iso1 * part_iso1;
@@ -469,6 +473,7 @@ mod tests {
             &at(1.0, 2.0, 0.1 - delta),
             &law(),
             [&InvMass::ZERO; 2],
+            [None; 2],
             std::slice::from_mut(&mut m),
             &mut |_| {},
             true,
@@ -488,6 +493,7 @@ mod tests {
                 &at(0.0, 0.0, 0.2),
                 &law(),
                 [&InvMass::ZERO; 2],
+                [None; 2],
                 std::slice::from_mut(&mut m),
                 &mut |_| {},
                 true
@@ -511,6 +517,7 @@ mod tests {
             &b,
             &law(),
             [&InvMass::ZERO; 2],
+            [None; 2],
             std::slice::from_mut(&mut m),
             &mut |_| {},
             true,
