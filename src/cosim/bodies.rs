@@ -73,6 +73,10 @@ pub fn load_meshes(shapes: &[Shape], dir: Option<&Path>) -> Result<Meshes, Strin
     // packager writes under resources/assets/)
     for s in shapes {
         if let Shape::Generated { asset } = s {
+            // a pile of rocks repeats a few prototypes: each is generated once
+            if meshes.contains_key(&generated_key(asset)) {
+                continue;
+            }
             let m = asset
                 .mesh()
                 .map_err(|e| format!("generated {}: {e}", asset.prefix()))?;
