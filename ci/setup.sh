@@ -6,6 +6,7 @@
 #  - a project-local Python venv (.venv) with fmpy, the reference FMI importer, and
 #    libcosimpy, a second co-simulation master (ci/requirements.txt; reinstalled when
 #    that file changes).
+#  - with --bench: also ci/bench-requirements.txt (MuJoCo, for benches/mujoco_scenes.py).
 # Run from anywhere; safe to run again.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -36,5 +37,14 @@ if [ ! -x "$venv/bin/fmpy" ] || [ "$(cat "$venv/.requirements.sha256" 2>/dev/nul
   "$venv/bin/pip" install --quiet --disable-pip-version-check --upgrade pip
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$req"
   echo "$want" > "$venv/.requirements.sha256"
+fi
+if [ "${1:-}" = "--bench" ]; then
+  breq="$root/ci/bench-requirements.txt"
+  bwant="$(sha256sum "$breq" | cut -d' ' -f1)"
+  if [ "$(cat "$venv/.bench-requirements.sha256" 2>/dev/null)" != "$bwant" ]; then
+    echo "ci/setup.sh: installing ci/bench-requirements.txt into $venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$breq"
+    echo "$bwant" > "$venv/.bench-requirements.sha256"
+  fi
 fi
 echo "ci/setup.sh: ready (fmpy $("$venv/bin/python" -c 'import fmpy; print(fmpy.__version__)'))"

@@ -1,0 +1,386 @@
+//! BBCC at scale (issue 28; figures in docs/bbcc-at-scale.md): the three example scenes
+//! of `examples/bbcc_scenes.py`, run in full in process.
+//!
+//! ```text
+//! cargo bench --bench bbcc_scenes                 # all scenes, their scenario's model step
+//! cargo bench --bench bbcc_scenes -- rover pile   # some of them
+//! cargo bench --bench bbcc_scenes -- --step 2e-4  # another model step
+//! cargo bench --bench bbcc_scenes -- --stability  # the model steps of the stability table
+//! cargo bench --bench bbcc_scenes -- --set bbcc.impact_velocity_min=0.01  # a field changed
+//! cargo bench --bench bbcc_scenes -- pile --settle 1  # only the first second, timed
+//! cargo bench --bench bbcc_scenes -- --scaling  # 100 to 10,000 spheres in a self-paired raft
+//! ```
+//!
+//! Per scene: contacts per step (pairs of convex parts touching), µs per 1 ms
+//! communication step (median of blocks of 100 steps, and the spread), µs per model
+//! sub-step, the real-time factor, and the stability figures: kinetic energy at the end
+//! of settling and its largest value over the next 10 s, the largest distance any body
+//! moves over those 10 s (creep), the deepest penetration relative to the body's size.
+
+use contact_fmu::cosim::variables::Phase;
+use contact_fmu::cosim::World;
+use contact_fmu::models::bbcc::adapter::Bbcc;
+use contact_fmu::scenario::{parse_str, Motion};
+use nalgebra::{UnitQuaternion, Vector3};
+use std::path::Path;
+use std::time::Instant;
+
+const H: f64 = 1e-3;
+
+#[derive(Clone, Copy)]
+struct Scene {
+    key: &'static str,
+    file: &'static str,
+    /// Simulated seconds before the settled measurement.
+    settle: f64,
+    /// Force pushing `push.0` along x after settling, N.
+    push: Option<(&'static str, f64)>,
+}
+
+const SCENES: [Scene; 3] = [
+    Scene {
+        key: "rover",
+        file: "bbcc_rover_rocks",
+        settle: 2.0,
+        push: Some(("rover", 150.0)),
+    },
+    Scene {
+        key: "pile",
+        file: "bbcc_rock_pile",
+        settle: 4.0,
+        push: None,
+    },
+    Scene {
+        key: "wheel",
+        file: "bbcc_wheel_rockfield",
+        settle: 0.0,
+        push: None,
+    },
+];
+
+/// Value references and constants of one free body, for the kinetic energy and creep.
+struct Probe {
+    name: String,
+    mass: f64,
+    inertia: [f64; 3],
+    /// r[3], q[4], v[3], w[3]
+    vrs: [u32; 13],
+    /// `<b>.penetration`
+    depth: u32,
+    /// Longest edge of the body's box, m.
+    size: f64,
+}
+
+fn probes(w: &World, s: &contact_fmu::scenario::Scenario) -> Vec<Probe> {
+    let t = w.table().clone();
+    let vr = |n: String| t.by_name(&n).unwrap_or_else(|| panic!("no {n}")).vr;
+    s.bodies
+        .iter()
+        .filter_map(|b| {
+            let Motion::Free { mass, inertia, .. } = &b.motion else {
+                return None;
+            };
+            let n = &b.name;
+            let mut vrs = [0u32; 13];
+            let names = [
+                "r[1]", "r[2]", "r[3]", "q[1]", "q[2]", "q[3]", "q[4]", "v[1]", "v[2]", "v[3]",
+                "w[1]", "w[2]", "w[3]",
+            ];
+            for (k, x) in names.iter().enumerate() {
+                vrs[k] = vr(format!("{n}.{x}"));
+            }
+            let size = w
+                .model::<Bbcc>()
+                .map(|m| m.body_size(s.body_index(n).unwrap()))
+                .unwrap_or(1.0);
+            Some(Probe {
+                name: n.clone(),
+                mass: *mass,
+                inertia: inertia.unwrap_or([1.0; 3]),
+                vrs,
+                depth: vr(format!("{n}.penetration")),
+                size,
+            })
+        })
+        .collect()
+}
+
+/// Per body: position, kinetic energy (J), penetration relative to its size.
+fn sample(w: &mut World, p: &[Probe]) -> Vec<(Vector3<f64>, f64, f64)> {
+    let mut x = [0.0; 13];
+    let mut d = [0.0];
+    p.iter()
+        .map(|b| {
+            w.get_reals(&b.vrs, &mut x).unwrap();
+            w.get_reals(&[b.depth], &mut d).unwrap();
+            let q =
+                UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(x[3], x[4], x[5], x[6]));
+            let v = Vector3::new(x[7], x[8], x[9]);
+            let wb = q.inverse() * Vector3::new(x[10], x[11], x[12]);
+            let i = Vector3::from(b.inertia);
+            let ke = 0.5 * b.mass * v.norm_squared() + 0.5 * wb.component_mul(&i).dot(&wb);
+            (Vector3::new(x[0], x[1], x[2]), ke, d[0] / b.size)
+        })
+        .collect()
+}
+
+/// `--set a.b=x` overrides of scenario fields (JSON values), e.g.
+/// `bbcc.impact_velocity_min=0.01`, `bbcc.semi_implicit=false`.
+fn overrides() -> Vec<(String, serde_json::Value)> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .enumerate()
+        .filter(|(_, a)| *a == "--set")
+        .map(|(i, _)| {
+            let (k, v) = args[i + 1].split_once('=').expect("--set FIELD=VALUE");
+            (
+                k.to_string(),
+                serde_json::from_str(v).expect("--set FIELD=JSON"),
+            )
+        })
+        .collect()
+}
+
+fn world(scene: &Scene, step: Option<f64>) -> (World, contact_fmu::scenario::Scenario, f64) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let path = dir.join(format!("{}.json", scene.file));
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    if let Some(h) = step {
+        v["model_step"] = h.into();
+    }
+    for (path, x) in overrides() {
+        let mut at = &mut v;
+        for key in path.split('.') {
+            at = &mut at[key];
+        }
+        *at = x;
+    }
+    let model_step = v["model_step"].as_f64().unwrap_or(1e-4);
+    let s = parse_str(&v.to_string(), &path.to_string_lossy()).unwrap();
+    let mut w = World::new(&s, Some(&dir)).unwrap();
+    w.exit_initialization().unwrap();
+    (w, s, model_step)
+}
+
+/// Runs `seconds` of 1 ms steps; returns the µs per step of each block of 100 and the
+/// mean contacts per step, or the step's error (the scene went unstable).
+fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
+    let n = (seconds / H).round() as usize;
+    let mut blocks = vec![];
+    let mut contacts = 0usize;
+    let mut t = Instant::now();
+    for k in 0..n {
+        w.do_step(H)
+            .map_err(|e| format!("unstable at t = {:.3} s: {e}", w.time()))?;
+        contacts += w.model::<Bbcc>().unwrap().contact_count();
+        if (k + 1) % 100 == 0 {
+            blocks.push(t.elapsed().as_secs_f64() * 1e6 / 100.0);
+            t = Instant::now();
+        }
+    }
+    Ok((blocks, contacts as f64 / n as f64))
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[s.len() / 2]
+}
+
+fn report(key: &str, phase: &str, model_step: f64, blocks: &[f64], contacts: f64) {
+    let sub = (H / model_step).ceil();
+    let m = median(blocks);
+    let (lo, hi) = blocks
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+    println!(
+        "{key:6} {phase:8} model step {model_step:.0e} s: {contacts:7.1} contacts/step, {m:9.1} us per 1 ms step ({lo:.1}-{hi:.1}), {:7.2} us per sub-step, real-time factor {:6.2}",
+        m / sub,
+        1e3 / m
+    );
+}
+
+/// Settles, measures the settled (and pushed) scene, and the 10 s after settling.
+fn run(scene: &Scene, step: Option<f64>, stability_only: bool) {
+    let args: Vec<String> = std::env::args().collect();
+    let settle = args
+        .iter()
+        .position(|a| a == "--settle")
+        .map(|i| args[i + 1].parse::<f64>().expect("--settle SECONDS"));
+    let only_settle = settle.is_some();
+    let scene = &Scene {
+        settle: settle.unwrap_or(scene.settle),
+        ..*scene
+    };
+    if only_settle {
+        // the settling phase only, timed
+        let (mut w, _, model_step) = world(scene, step);
+        match timed(&mut w, scene.settle) {
+            Ok((b, c)) => report(scene.key, "settling", model_step, &b, c),
+            Err(e) => println!("{:6} {e}", scene.key),
+        }
+        return;
+    }
+    if let Err(e) = try_run(scene, step, stability_only) {
+        println!(
+            "{:6} stability model step {:.0e} s: {e}",
+            scene.key,
+            step.unwrap_or(f64::NAN)
+        );
+    }
+}
+
+fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(), String> {
+    let (mut w, s, model_step) = world(scene, step);
+    let p = probes(&w, &s);
+    let t0 = Instant::now();
+    if scene.settle > 0.0 {
+        let (blocks, contacts) = timed(&mut w, scene.settle)?;
+        if !stability_only {
+            report(scene.key, "settling", model_step, &blocks, contacts);
+        }
+    }
+    let settle_wall = t0.elapsed().as_secs_f64();
+    let start = sample(&mut w, &p);
+    let ke0: f64 = start.iter().map(|x| x.1).sum();
+    // 10 s more: the settled (or driving) scene
+    let mut ke_max = 0.0f64;
+    let mut depth_max = 0.0f64;
+    let mut creep = 0.0f64;
+    let mut creeper = String::new();
+    let mut all_blocks = vec![];
+    let mut all_contacts = 0.0;
+    for second in 0..10 {
+        let (b, c) = timed(&mut w, 1.0)?;
+        all_blocks.extend(b);
+        all_contacts += c / 10.0;
+        let now = sample(&mut w, &p);
+        ke_max = ke_max.max(now.iter().map(|x| x.1).sum());
+        for (k, (a, b)) in start.iter().zip(&now).enumerate() {
+            depth_max = depth_max.max(b.2);
+            let d = (b.0 - a.0).norm();
+            if d > creep {
+                creep = d;
+                creeper = p[k].name.clone();
+            }
+        }
+        if !ke_max.is_finite() || ke_max > 1e6 {
+            println!("{:6} unstable after {} s", scene.key, second + 1);
+            break;
+        }
+    }
+    if !stability_only {
+        report(
+            scene.key,
+            if scene.settle > 0.0 {
+                "settled"
+            } else {
+                "driving"
+            },
+            model_step,
+            &all_blocks,
+            all_contacts,
+        );
+    }
+    println!(
+        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J after {} s, at most {ke_max:.3e} J over the next 10 s; largest move {creep:.3e} m ({creeper}); deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
+        scene.key,
+        scene.settle,
+        100.0 * depth_max,
+        settle_wall
+    );
+    if let (Some((body, f)), false) = (scene.push, stability_only) {
+        let vr = w.table().by_name(&format!("{body}.f_ext[1]")).unwrap().vr;
+        w.set_reals(&[vr], &[f], Phase::Stepping).unwrap();
+        let (b, c) = timed(&mut w, 1.0)?;
+        report(scene.key, "pushed", model_step, &b, c);
+    }
+    Ok(())
+}
+
+/// Broad-phase scaling: about `n` spheres (r = 5 cm, 1 kg) in two layers, the lower
+/// one side by side on the ground, the upper one in its hollows (each touching four
+/// below), all in one self-paired collection (n (n - 1) / 2 listed pairs). Prints µs
+/// per sub-step for each n after 0.2 s of settling.
+fn scaling(ns: &[usize]) {
+    for &n in ns {
+        // side^2 + (side - 1)^2 = n
+        let side = ((n as f64 / 2.0).sqrt() + 0.5).round() as usize;
+        let mat = serde_json::json!({"E": 1e7, "nu": 0.3, "zeta": 0.5, "mu": 0.5});
+        let mut bodies: Vec<serde_json::Value> = vec![];
+        for (layer, m, off, z) in [(0, side, 0.0, 0.05), (1, side - 1, 0.05, 0.05 + 0.0707)] {
+            for k in 0..m * m {
+                bodies.push(serde_json::json!({"name": format!("s{layer}_{k}"), "group": "raft", "material": mat,
+                    "shape": {"type": "sphere", "radius": 0.05},
+                    "motion": {"type": "free", "mass": 1.0,
+                        "position": [off + 0.1 * (k % m) as f64, off + 0.1 * (k / m) as f64, z]}}));
+            }
+        }
+        let n = bodies.len();
+        let v = serde_json::json!({
+            "name": "raft", "model_identifier": "raft",
+            "default_experiment": {"stop_time": 1.0, "step_size": 0.001}, "model_step": 1e-4,
+            "terrain": {"surface": {"type": "flat"}, "material": mat},
+            "bodies": bodies,
+            "bbcc": {"impact_velocity_min": 0.5, "pairs": [["raft", "raft"], ["raft", "terrain"]]}
+        });
+        let s = match parse_str(&v.to_string(), "raft") {
+            Ok(s) => s,
+            Err(e) => {
+                println!(
+                    "scaling {n:6} bodies: refused: {}",
+                    e.to_string().lines().nth(1).unwrap_or("")
+                );
+                continue;
+            }
+        };
+        let mut w = World::new(&s, None).unwrap();
+        w.exit_initialization().unwrap();
+        let _ = timed(&mut w, 0.2);
+        match timed(&mut w, 0.3) {
+            Ok((b, c)) => {
+                let m = median(&b);
+                let (broad, _) = w.model::<Bbcc>().unwrap().contact_stats();
+                println!(
+                    "scaling {n:6} bodies: {c:8.1} contacts/step, {broad:7} candidate pairs, {:8.2} us per sub-step, {:.3} us per contact",
+                    m / 10.0,
+                    m / 10.0 / c
+                );
+            }
+            Err(e) => println!("scaling {n:6} bodies: {e}"),
+        }
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--scaling") {
+        scaling(&[100, 1000, 3000, 10000]);
+        return;
+    }
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let step = args
+        .iter()
+        .position(|a| a == "--step")
+        .map(|i| args[i + 1].parse::<f64>().expect("--step SECONDS"));
+    let stability = args.iter().any(|a| a == "--stability");
+    let chosen: Vec<&Scene> = SCENES
+        .iter()
+        .filter(|s| {
+            !args.iter().any(|a| SCENES.iter().any(|x| x.key == a))
+                || args.iter().any(|a| a == s.key)
+        })
+        .collect();
+    for scene in chosen {
+        if stability {
+            for h in [1e-4, 2e-4, 3e-4, 5e-4, 7e-4, 1e-3] {
+                run(scene, Some(h), true);
+            }
+        } else {
+            run(scene, step, false);
+        }
+    }
+}
