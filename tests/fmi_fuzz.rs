@@ -1353,6 +1353,8 @@ fn a_state_restored_where_other_parameters_were_set_gives_the_saved_outputs() {
     // parameter: world A runs 50 steps and saves; world B gets the parameter changed,
     // runs 7 steps and restores A's state: every Real output equals A's, bit for bit.
     // Only a state with another soil grid spacing (soil.ds) is refused, with a message.
+    // Of the parameters that differ only in the body they belong to, the first body's
+    // are changed (the 500-rock pile has 10,000 of them: each a new world).
     use contact_fmu::cosim::variables::{Causality, Phase, VarType};
     use contact_fmu::cosim::World;
     let dir = root().join("examples");
@@ -1385,7 +1387,16 @@ fn a_state_restored_where_other_parameters_were_set_gives_the_saved_outputs() {
         let vrs: Vec<u32> = reals.iter().map(|r| r.0).collect();
         let mut want = vec![0.0; vrs.len()];
         a.get_reals(&vrs, &mut want).unwrap();
+        let mut kinds = std::collections::HashSet::new();
         for (vr, param, _) in reals.iter().filter(|r| r.2) {
+            // `<body>.x` counts as `*.x`
+            let kind = match param.split_once('.') {
+                Some((head, rest)) if s.body_index(head).is_some() => format!("*.{rest}"),
+                _ => param.clone(),
+            };
+            if !kinds.insert(kind) {
+                continue;
+            }
             let mut b = World::new(&s, Some(&dir)).unwrap();
             b.enter_initialization();
             let mut x = [0.0];
