@@ -197,6 +197,10 @@ pub struct Bbcc {
     stats: (usize, usize),
     /// Part contacts of the last evaluation.
     part_contacts: usize,
+    /// The narrow phase's work buffers: each candidate's law and, for convex pairs
+    /// computed in parallel, its wrench.
+    laws: Vec<PairLaw>,
+    results: Vec<Option<(super::pair::PairWrench, [u32; TOUCHED_MAX], u8)>>,
     /// `bbcc.semi_implicit`: viscous forces linearly implicit over the model step.
     semi_implicit: bool,
     /// Per body, with `semi_implicit`: its inverse mass and inertia shared among the
@@ -214,6 +218,32 @@ pub struct Bbcc {
 enum PairIndex {
     Dense { n: usize, index: Vec<u32> },
     Sorted,
+}
+
+/// Candidate pairs from which the narrow phase runs on all threads (fewer: the
+/// hand-over costs more than it saves).
+const PARALLEL_CANDIDATES: usize = 256;
+
+/// Part contacts of one pair a parallel task reports (more: the pair is computed
+/// again in order).
+const TOUCHED_MAX: usize = 8;
+
+/// The contact memories, shared with the narrow phase's tasks: each writes only its
+/// pair's slots (see `narrow_phase`).
+#[derive(Clone, Copy)]
+struct SlotsPtr(*mut ContactMemory);
+
+// SAFETY: the tasks write disjoint slots (each its candidate pair's range) and the
+// owner does not touch the memories while they run.
+unsafe impl Sync for SlotsPtr {}
+unsafe impl Send for SlotsPtr {}
+
+impl SlotsPtr {
+    /// Slot `i`; the caller keeps `i` within the memories and the slot its own.
+    fn at(self, i: usize) -> *mut ContactMemory {
+        // SAFETY: `i` < memory.len(), an in-bounds offset
+        unsafe { self.0.add(i) }
+    }
 }
 
 /// The most bodies for the n x n pair table: 1024 (4 MB).
@@ -366,6 +396,8 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         pair_index,
         stats: (0, 0),
         part_contacts: 0,
+        laws: vec![],
+        results: vec![],
         semi_implicit: s.bbcc.as_ref().is_some_and(|b| b.semi_implicit),
         inv_mass: vec![InvMass::ZERO; n],
         share: vec![0; n],
@@ -659,32 +691,121 @@ impl Bbcc {
         self.candidates.sort_unstable();
     }
 
-    /// Each candidate's part contacts, in the candidates' order.
+    /// Each candidate's part contacts. With many candidates the pairs are computed in
+    /// parallel, each into its own result and its own memory slots (a pair with more
+    /// than [`TOUCHED_MAX`] part contacts again below, which gives the same result: its
+    /// memories then hold what it recorded); then every candidate is summed onto its
+    /// bodies in the candidates' order, so the forces are the same bits on any number
+    /// of threads.
     fn narrow_phase(&mut self, w: &Frame, advance: bool) {
         let base = self.ground_pairs.len();
-        for c in 0..self.candidates.len() {
+        let n = self.candidates.len();
+        let parallel = n >= PARALLEL_CANDIDATES && rayon::current_num_threads() > 1;
+        if parallel {
+            self.laws.clear();
+            for c in 0..n {
+                let (i, j, _) = self.candidates[c];
+                let law = self.law(w, Some(i as usize), j as usize);
+                self.laws.push(law);
+            }
+            self.results.clear();
+            self.results.resize(n, None);
+            let memory = SlotsPtr(self.memory.as_mut_ptr());
+            let (candidates, shapes, poses, inv_mass, boxes, slots, laws) = (
+                &self.candidates,
+                &self.shapes,
+                &self.poses,
+                &self.inv_mass,
+                &self.boxes,
+                &self.slots,
+                &self.laws,
+            );
+            use rayon::prelude::*;
+            self.results
+                .par_iter_mut()
+                .enumerate()
+                .with_min_len(64)
+                .for_each(|(c, out)| {
+                    let (i, j, k) = candidates[c];
+                    let (i, j, k) = (i as usize, j as usize, k as usize);
+                    let (Some(si), Some(sj)) = (&shapes[i], &shapes[j]) else {
+                        return;
+                    };
+                    let (first, end) = (slots[base + k], slots[base + k + 1]);
+                    // SAFETY: first..end are pair k's memory slots; the sweep reports
+                    // each pair once and the pairs' slot ranges do not overlap, so no
+                    // two tasks share a slot, and nothing else touches `memory` until
+                    // the tasks end.
+                    let mine =
+                        unsafe { std::slice::from_raw_parts_mut(memory.at(first), end - first) };
+                    let mut touched = [0u32; TOUCHED_MAX];
+                    let mut count = 0usize;
+                    let wrench = pair_wrench(
+                        si.as_ref(),
+                        &poses[i],
+                        sj.as_ref(),
+                        &poses[j],
+                        &laws[c],
+                        [&inv_mass[i], &inv_mass[j]],
+                        [boxes[i].as_ref(), boxes[j].as_ref()],
+                        mine,
+                        &mut |slot| {
+                            if count < TOUCHED_MAX {
+                                touched[count] = (first + slot) as u32;
+                            }
+                            count += 1;
+                        },
+                        advance,
+                    );
+                    if count <= TOUCHED_MAX {
+                        *out = Some((wrench, touched, count as u8));
+                    }
+                });
+        }
+        for c in 0..n {
             let (i, j, k) = self.candidates[c];
             let (i, j, k) = (i as usize, j as usize, k as usize);
-            let law = self.law(w, Some(i), j);
-            let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else {
-                continue;
-            };
             let first = self.slots[base + k];
-            let now_active = &mut self.now_active;
-            let c = pair_wrench(
-                si.as_ref(),
-                &self.poses[i],
-                sj.as_ref(),
-                &self.poses[j],
-                &law,
-                [&self.inv_mass[i], &self.inv_mass[j]],
-                [self.boxes[i].as_ref(), self.boxes[j].as_ref()],
-                &mut self.memory[first..self.slots[base + k + 1]],
-                &mut |slot| now_active.push((first + slot) as u32),
-                advance,
+            let wrench = match self.results.get(c).copied().flatten().filter(|_| parallel) {
+                Some((wrench, touched, count)) => {
+                    self.now_active
+                        .extend_from_slice(&touched[..count as usize]);
+                    wrench
+                }
+                None => {
+                    let law = self.law(w, Some(i), j);
+                    let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else {
+                        continue;
+                    };
+                    let now_active = &mut self.now_active;
+                    pair_wrench(
+                        si.as_ref(),
+                        &self.poses[i],
+                        sj.as_ref(),
+                        &self.poses[j],
+                        &law,
+                        [&self.inv_mass[i], &self.inv_mass[j]],
+                        [self.boxes[i].as_ref(), self.boxes[j].as_ref()],
+                        &mut self.memory[first..self.slots[base + k + 1]],
+                        &mut |slot| now_active.push((first + slot) as u32),
+                        advance,
+                    )
+                }
+            };
+            self.accumulate(
+                i,
+                wrench.force1,
+                wrench.torque1,
+                wrench.depth,
+                wrench.in_contact,
             );
-            self.accumulate(i, c.force1, c.torque1, c.depth, c.in_contact);
-            self.accumulate(j, c.force2, c.torque2, c.depth, c.in_contact);
+            self.accumulate(
+                j,
+                wrench.force2,
+                wrench.torque2,
+                wrench.depth,
+                wrench.in_contact,
+            );
         }
     }
 
