@@ -612,6 +612,31 @@ fn what_the_scenario_fuzzer_found_stays_fixed() {
         e.len(),
         &e[..e.len().min(500)]
     );
+    // seed 26 with the BBCC scenes among the seeds: the single-wheel rig's SCM wheel at
+    // scm.soil.ds = 1e-8 m (6e14 nodes under it) ran past the 60 s case limit: the rig's
+    // wheel was not under the node limit SCM bodies have
+    let e = checked_example("fit/scm_drop", |v| {
+        v["scm"]["soil"]["ds"] = Value::from(1e-8)
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("rig.radius: the rig's wheel is 0.250 m across: 6.25e14 soil nodes")
+            && e.contains("at most 1e7"),
+        "{e}"
+    );
+    // case 2065 of that run: a PCM pair naming a body of 200,000 characters came back
+    // whole in 'no body named ...' (384 kB): quoted text over 1000 characters is
+    // shortened in every problem message
+    let e = checked_example("pcm_bouncing_bubbles", |v| {
+        v["pcm"]["pairs"][0]["bodies"][1] = Value::from("a".repeat(200_000))
+    })
+    .unwrap_err();
+    assert!(
+        e.contains("no body named 'aaaa") && e.contains("(200000 characters)") && e.len() < 3000,
+        "{} bytes: {}",
+        e.len(),
+        &e[..e.len().min(500)]
+    );
     // cases 45 and 1880: SCM wheels of 400 m and 40 m sunk into a 2e6-node field took
     // 18 s and 13 s for their first step; refused with the limit named
     let e = checked_example("scm_rover_wheels", |v| {

@@ -46,10 +46,14 @@ pub(crate) struct Checker {
 }
 
 impl Checker {
+    /// A problem at `path`. Quoted text in the message ('...') over
+    /// [`QUOTED_MAX`] characters is [`shown`] shortened: a message may quote a
+    /// reference the scenario makes (a body name that does not exist, a pair listed
+    /// twice), and a 200 kB name must not come back whole, whichever check quotes it.
     pub(crate) fn err(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.errors.push(FieldError {
             path: path.into(),
-            message: message.into(),
+            message: shorten_quoted(message.into()),
         });
     }
     pub(crate) fn finite(&mut self, path: &str, v: f64) -> bool {
@@ -290,6 +294,33 @@ impl Checker {
 /// the FMU's file (`<model_identifier>.fmu`) and its library must stay well inside the
 /// file systems' 255 bytes.
 pub const MAX_NAME_LEN: usize = 100;
+
+/// Quoted text in a problem message longer than this many characters is shortened.
+const QUOTED_MAX: usize = 1000;
+
+/// `message` with every quoted run ('...', between apostrophes) of more than
+/// [`QUOTED_MAX`] characters replaced by its [`shown`] form.
+fn shorten_quoted(message: String) -> String {
+    if message.len() <= QUOTED_MAX {
+        return message;
+    }
+    let parts: Vec<&str> = message.split('\'').collect();
+    if parts.iter().all(|p| p.chars().count() <= QUOTED_MAX) {
+        return message;
+    }
+    parts
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            if k % 2 == 1 && p.chars().count() > QUOTED_MAX {
+                shown(p)
+            } else {
+                p.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("'")
+}
 
 /// `s` as an error message quotes it: whole when short, else its start and its length
 /// (a 50 MB name must not come back whole in a message).

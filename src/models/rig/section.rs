@@ -143,6 +143,23 @@ fn rig(c: &mut Checker, s: &Scenario, r: &RigSpec) {
             ),
         );
     }
+    // the soil nodes under the wheel, each evaluated every model step (as for SCM
+    // bodies, scm.bodies)
+    if let (RigSoilModel::Scm, Some(scm)) = (r.soil_model, &s.scm) {
+        let grouser = r.grousers.as_ref().map_or(0.0, |g| g.height.max(0.0));
+        let size = (2.0 * (r.radius + grouser)).max(r.width);
+        let ds = scm.soil.ds;
+        let nodes = (size / ds).powi(2);
+        if ds > 0.0 && size.is_finite() && nodes > crate::models::scm::section::MAX_BODY_NODES {
+            c.err(
+                "rig.radius",
+                format!(
+                    "the rig's wheel is {size:.3} m across: {nodes:.2e} soil nodes at scm.soil.ds = {ds} m under it, at most {:e} (each model step visits them); raise scm.soil.ds or make the wheel smaller",
+                    crate::models::scm::section::MAX_BODY_NODES
+                ),
+            );
+        }
+    }
     if let Some(g) = &r.grousers {
         c.non_negative("rig.grousers.height", g.height);
         c.positive("rig.grousers.thickness", g.thickness);
