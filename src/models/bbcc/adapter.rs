@@ -411,13 +411,7 @@ fn above_plane(aabb: &Aabb, plane: &Isometry3<f64>, surface: &Surface) -> bool {
         return false;
     };
     let n = Vector3::new(-angle.sin(), 0.0, angle.cos());
-    // the box corner furthest along -n
-    let corner = Vector3::new(
-        if n.x > 0.0 { aabb.mins.x } else { aabb.maxs.x },
-        if n.y > 0.0 { aabb.mins.y } else { aabb.maxs.y },
-        if n.z > 0.0 { aabb.mins.z } else { aabb.maxs.z },
-    );
-    (corner - plane.translation.vector).dot(&n) > 0.0
+    !super::pair::below_plane(aabb, &plane.translation.vector, &n)
 }
 
 fn material_of(w: &Frame, m: &MaterialVrs) -> (f64, f64, f64, f64) {

@@ -5,11 +5,13 @@
 //! - [`sphere_plane`]: a sphere on the analytic terrain surface.
 //! - [`shapes`]: the contact shapes as parry3d-f64 shapes.
 //! - [`pair`]: the wrench between two shapes (narrow phase: parry's GJK/EPA).
+//! - [`box_box`], [`convex_box`]: exact contacts with cuboids, before GJK/EPA.
 //! - [`broad_phase`]: sweep and prune over axis-aligned bounding boxes.
 
 pub mod adapter;
 pub mod box_box;
 pub mod broad_phase;
+pub mod convex_box;
 pub mod friction;
 pub mod hunt_crossley;
 pub mod pair;

@@ -3,6 +3,7 @@
 //! penetration of each pair of convex parts; eq. (1)-(3) give the normal force, eq. (4) or (5) the friction and
 //! eq. (6) the spin torque.
 
+use super::convex_box::{face_test, CylinderDims, FaceTest};
 use super::{friction, hunt_crossley, ContactMemory};
 use nalgebra::{Isometry3, Vector3};
 use parry3d_f64::bounding_volume::{Aabb, BoundingVolume};
@@ -181,22 +182,17 @@ fn for_each_part_pair(
             }
         }
         (None, Some(c2)) if s1.as_halfspace().is_some() => {
-            // the ground plane: every part whose box reaches below it (the plane's box
-            // is unbounded, the tree would return every part)
+            // the ground plane: every part whose box (in the compound's frame, kept by
+            // the compound) reaches below it (the plane's box is unbounded, the tree
+            // would return every part; a part's world box costs support queries)
             let n = iso1.rotation
                 * s1.as_halfspace()
                     .map_or(Vector3::z(), |h| h.normal.into_inner());
-            let origin = iso1.translation.vector;
-            for (b, (part_iso, part)) in c2.shapes().iter().enumerate() {
-                let at = iso2 * part_iso;
-                let aabb = part.compute_aabb(&at);
-                let lowest = Vector3::new(
-                    if n.x > 0.0 { aabb.mins.x } else { aabb.maxs.x },
-                    if n.y > 0.0 { aabb.mins.y } else { aabb.maxs.y },
-                    if n.z > 0.0 { aabb.mins.z } else { aabb.maxs.z },
-                );
-                if (lowest - origin).dot(&n) <= 0.0 {
-                    one(0, s1, iso1, b, part.as_ref(), &at);
+            let n_local = iso2.rotation.inverse_transform_vector(&n);
+            let origin_local = iso2.inverse_transform_point(&iso1.translation.vector.into());
+            for (b, ((part_iso, part), aabb)) in c2.shapes().iter().zip(c2.aabbs()).enumerate() {
+                if below_plane(aabb, &origin_local.coords, &n_local) {
+                    one(0, s1, iso1, b, part.as_ref(), &(iso2 * part_iso));
                 }
             }
         }
@@ -232,6 +228,17 @@ fn for_each_part_pair(
             }
         }
     }
+}
+
+/// Whether the box reaches below the plane through `origin` with unit normal `n` (all
+/// in one frame): its lowest corner along `n` is on or under the plane.
+pub(crate) fn below_plane(aabb: &Aabb, origin: &Vector3<f64>, n: &Vector3<f64>) -> bool {
+    let lowest = Vector3::new(
+        if n.x > 0.0 { aabb.mins.x } else { aabb.maxs.x },
+        if n.y > 0.0 { aabb.mins.y } else { aabb.maxs.y },
+        if n.z > 0.0 { aabb.mins.z } else { aabb.maxs.z },
+    );
+    (lowest - origin).dot(n) <= 0.0
 }
 
 /// One BBCC contact (Buse 2023, eq. (1)-(6)) of convex shape `s1` at `iso1` (part of
@@ -355,14 +362,41 @@ pub fn deepest_contact(
             super::box_box::box_box(&c1.half_extents, iso1, &c2.half_extents, iso2)
                 .map(|c| (c.depth, c.normal, c.point))
         }
-        _ => match parry3d_f64::query::contact(iso1, s1, iso2, s2, 0.0) {
-            Ok(Some(c)) if c.dist < 0.0 => Some((
-                -c.dist,
-                c.normal1.into_inner(),
-                0.5 * (c.point1.coords + c.point2.coords),
-            )),
-            _ => None,
-        },
+        (Some(c1), None) if s2.as_ball().is_none() && s2.as_support_map().is_some() => {
+            match face_test(
+                &c1.half_extents,
+                iso1,
+                s2.as_support_map().unwrap(),
+                iso2,
+                cylinder_dims(s2),
+            ) {
+                FaceTest::Apart => None,
+                FaceTest::Face {
+                    depth,
+                    normal,
+                    point,
+                } => Some((depth, normal, point + normal * (0.5 * depth))),
+                FaceTest::Unknown => parry_contact(s1, iso1, s2, iso2),
+            }
+        }
+        (None, Some(c2)) if s1.as_ball().is_none() && s1.as_support_map().is_some() => {
+            match face_test(
+                &c2.half_extents,
+                iso2,
+                s1.as_support_map().unwrap(),
+                iso1,
+                cylinder_dims(s1),
+            ) {
+                FaceTest::Apart => None,
+                FaceTest::Face {
+                    depth,
+                    normal,
+                    point,
+                } => Some((depth, -normal, point + normal * (0.5 * depth))),
+                FaceTest::Unknown => parry_contact(s1, iso1, s2, iso2),
+            }
+        }
+        _ => parry_contact(s1, iso1, s2, iso2),
     };
     // A cylinder lying on a face touches along a line (or a disc): GJK/EPA returns an
     // arbitrary point of it. Use the penetration-weighted centre of the line instead,
@@ -385,6 +419,31 @@ pub fn deepest_contact(
             (depth, n, p)
         }
     })
+}
+
+fn cylinder_dims(s: &dyn Shape) -> Option<CylinderDims> {
+    s.as_cylinder().map(|c| CylinderDims {
+        radius: c.radius,
+        half_height: c.half_height,
+    })
+}
+
+/// parry's contact query (GJK/EPA for two support maps): (depth, unit normal from 1
+/// towards 2, the point midway through the overlap), world frame.
+fn parry_contact(
+    s1: &dyn Shape,
+    iso1: &Isometry3<f64>,
+    s2: &dyn Shape,
+    iso2: &Isometry3<f64>,
+) -> Option<(f64, Vector3<f64>, Vector3<f64>)> {
+    match parry3d_f64::query::contact(iso1, s1, iso2, s2, 0.0) {
+        Ok(Some(c)) if c.dist < 0.0 => Some((
+            -c.dist,
+            c.normal1.into_inner(),
+            0.5 * (c.point1.coords + c.point2.coords),
+        )),
+        _ => None,
+    }
 }
 
 /// Contact point of a cylinder (axis body y) that penetrates by `depth` along `dir`
