@@ -9,6 +9,7 @@
 //! cargo bench --bench bbcc_scenes -- --set bbcc.impact_velocity_min=0.01  # a field changed
 //! cargo bench --bench bbcc_scenes -- pile --settle 1  # only the first second, timed
 //! cargo bench --bench bbcc_scenes -- --scaling  # 100 to 10,000 spheres in a self-paired raft
+//! cargo bench --bench bbcc_scenes -- --scaling 10000  # one size
 //! ```
 //!
 //! Per scene: contacts per step (pairs of convex parts touching), µs per 1 ms
@@ -355,7 +356,13 @@ fn scaling(ns: &[usize]) {
 
 fn main() {
     if std::env::args().any(|a| a == "--scaling") {
-        scaling(&[100, 1000, 3000, 10000]);
+        // `--scaling 10000`: only these sizes
+        let sizes: Vec<usize> = std::env::args().filter_map(|a| a.parse().ok()).collect();
+        scaling(if sizes.is_empty() {
+            &[100, 1000, 3000, 10000]
+        } else {
+            &sizes
+        });
         return;
     }
     let args: Vec<String> = std::env::args()

@@ -3,7 +3,8 @@
 //! the parry shapes, the broad phase and the contact memories.
 
 use super::broad_phase::SweepAndPrune;
-use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw};
+use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw, PairWrench, PartMemory};
+use super::pair_rule::PairRule;
 use super::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
 use super::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
 use crate::cosim::layout::MotionVrs;
@@ -151,14 +152,19 @@ pub struct Bbcc {
     outputs: Vec<Option<BodyOut>>,
     /// Bodies in contact with the terrain.
     ground_pairs: Vec<usize>,
-    /// Body pairs (i < j) that may touch, sorted.
-    pairs: Vec<(usize, usize)>,
-    /// Contact memories, one per pair of convex parts (see [`pair_wrench`]): the ground
-    /// pairs', then the body pairs'.
+    /// Which body pairs may touch (`bbcc.pairs` as a rule, not a list).
+    rule: PairRule,
+    /// The ground pairs' contact memories, one per convex part of each body (see
+    /// [`pair_wrench`]).
     memory: Vec<ContactMemory>,
-    /// Where each pair's slots start in `memory`: the ground pairs, then the body
-    /// pairs, then the end.
+    /// Where each ground pair's slots start in `memory`, then the end.
     slots: Vec<usize>,
+    /// The body pairs' part pairs in contact after the last evaluation with their
+    /// memories, sorted by (i, j, slot): memory for the contacts only, however many
+    /// pairs the rule allows.
+    pair_memory: Vec<PartContact>,
+    /// `pair_memory` being written by the current evaluation (work buffer).
+    next_memory: Vec<PartContact>,
     /// Per body: its convex parts (declared from the scenario, checked at build).
     parts: Vec<usize>,
     /// Per body: the wrench of the last evaluation, kept so that the evaluation at the
@@ -179,16 +185,15 @@ pub struct Bbcc {
     poses: Vec<BodyPose>,
     boxes: Vec<Option<Aabb>>,
     sweep: SweepAndPrune,
-    /// (i, j, index into `pairs`) of the pairs whose boxes overlap.
-    candidates: Vec<(u32, u32, u32)>,
-    /// Body pair -> index into `pairs`.
-    pair_index: PairIndex,
-    /// The memory slots in contact after the last advancing evaluation: the only ones
-    /// that may not be the default.
+    /// The body pairs whose boxes overlap, (i, j) with i < j, sorted, and where each
+    /// one's memories start and end in `pair_memory`.
+    candidates: Vec<Candidate>,
+    /// The ground slots in contact after the last evaluation: the only ones that may
+    /// not be the default.
     active: Vec<u32>,
-    /// The slots in contact in this evaluation.
+    /// The ground slots in contact in this evaluation.
     now_active: Vec<u32>,
-    /// Per slot: in `now_active` (all false between evaluations).
+    /// Per ground slot: in `now_active` (all false between evaluations).
     mark: Vec<bool>,
     /// `active` holds for `memory` (false after a restore or a build).
     active_known: bool,
@@ -200,7 +205,7 @@ pub struct Bbcc {
     /// The narrow phase's work buffers: each candidate's law and, for convex pairs
     /// computed in parallel, its wrench.
     laws: Vec<PairLaw>,
-    results: Vec<Option<(super::pair::PairWrench, [u32; TOUCHED_MAX], u8)>>,
+    results: Vec<Option<PairResult>>,
     /// `bbcc.semi_implicit`: viscous forces linearly implicit over the model step.
     semi_implicit: bool,
     /// Per body, with `semi_implicit`: its inverse mass and inertia shared among the
@@ -208,16 +213,6 @@ pub struct Bbcc {
     inv_mass: Vec<InvMass>,
     /// Per body: how many part contacts it may have in this evaluation (work buffer).
     share: Vec<usize>,
-}
-
-/// Which body pairs BBCC evaluates, and where each is in the sorted pair list: an
-/// n x n table (one lookup) for up to [`DENSE_INDEX_BODIES`] bodies, a binary search
-/// of the sorted list beyond, so that the memory grows with the pairs listed and not
-/// with the square of the bodies (10 000 bodies made a 400 MB table; issues 26, 28).
-#[derive(Debug, Clone)]
-enum PairIndex {
-    Dense { n: usize, index: Vec<u32> },
-    Sorted,
 }
 
 /// Candidate pairs from which the narrow phase runs on all threads (fewer: the
@@ -228,49 +223,71 @@ const PARALLEL_CANDIDATES: usize = 256;
 /// again in order).
 const TOUCHED_MAX: usize = 8;
 
-/// The contact memories, shared with the narrow phase's tasks: each writes only its
-/// pair's slots (see `narrow_phase`).
-#[derive(Clone, Copy)]
-struct SlotsPtr(*mut ContactMemory);
+/// A part pair of two bodies in contact, and its memory (the FMU state keeps them).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PartContact {
+    /// The bodies, i < j.
+    pub i: u32,
+    pub j: u32,
+    /// The part pair (see [`pair_wrench`]).
+    pub slot: u32,
+    pub memory: ContactMemory,
+}
 
-// SAFETY: the tasks write disjoint slots (each its candidate pair's range) and the
-// owner does not touch the memories while they run.
-unsafe impl Sync for SlotsPtr {}
-unsafe impl Send for SlotsPtr {}
+/// What a parallel task found for one candidate: its wrench, its part contacts (slot,
+/// memory) and how many.
+type PairResult = (PairWrench, [(u32, ContactMemory); TOUCHED_MAX], u8);
 
-impl SlotsPtr {
-    /// Slot `i`; the caller keeps `i` within the memories and the slot its own.
-    fn at(self, i: usize) -> *mut ContactMemory {
-        // SAFETY: `i` < memory.len(), an in-bounds offset
-        unsafe { self.0.add(i) }
+/// A body pair whose boxes overlap, and its memories' range in `pair_memory`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate {
+    i: u32,
+    j: u32,
+    first: u32,
+    end: u32,
+}
+
+/// BBCC's FMU state: the ground pairs' memories and the body pairs' contacts.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct BbccState {
+    pub ground: Vec<ContactMemory>,
+    pub pairs: Vec<PartContact>,
+}
+
+/// The ground slots of one body as [`pair_wrench`] sees them: touched slots are
+/// listed in `now_active` (the others are forgotten after the evaluation).
+struct GroundMemory<'a> {
+    slots: &'a mut [ContactMemory],
+    first: usize,
+    now_active: &'a mut Vec<u32>,
+}
+
+impl PartMemory for GroundMemory<'_> {
+    fn get(&self, slot: usize) -> ContactMemory {
+        self.slots[slot]
+    }
+    fn touch(&mut self, slot: usize, m: ContactMemory) {
+        self.slots[slot] = m;
+        self.now_active.push((self.first + slot) as u32);
     }
 }
 
-/// The most bodies for the n x n pair table: 1024 (4 MB).
-const DENSE_INDEX_BODIES: usize = 1024;
+/// One body pair's memories from the last evaluation (`prior`, its range of
+/// `pair_memory`) and where the contacts of this one go.
+struct PairMemory<'a, F: FnMut(usize, ContactMemory)> {
+    prior: &'a [PartContact],
+    touched: F,
+}
 
-impl PairIndex {
-    fn new(pairs: &[(usize, usize)], n: usize) -> PairIndex {
-        if n > DENSE_INDEX_BODIES {
-            return PairIndex::Sorted;
-        }
-        let mut index = vec![u32::MAX; n * n];
-        for (k, &(i, j)) in pairs.iter().enumerate() {
-            index[i * n + j] = k as u32;
-        }
-        PairIndex::Dense { n, index }
+impl<F: FnMut(usize, ContactMemory)> PartMemory for PairMemory<'_, F> {
+    fn get(&self, slot: usize) -> ContactMemory {
+        self.prior
+            .iter()
+            .find(|c| c.slot as usize == slot)
+            .map_or(ContactMemory::default(), |c| c.memory)
     }
-
-    /// The index in `pairs` (sorted) of the pair (i, j), i < j, if BBCC evaluates it.
-    #[inline]
-    fn get(&self, pairs: &[(usize, usize)], i: usize, j: usize) -> Option<usize> {
-        match self {
-            PairIndex::Dense { n, index } => {
-                let k = index[i * n + j];
-                (k != u32::MAX).then_some(k as usize)
-            }
-            PairIndex::Sorted => pairs.binary_search(&(i, j)).ok(),
-        }
+    fn touch(&mut self, slot: usize, m: ContactMemory) {
+        (self.touched)(slot, m);
     }
 }
 
@@ -322,43 +339,28 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
             contacts,
         });
     }
-    // Expand the pairs of bodies and collections into body pairs, sorted and unique.
+    // The bodies paired with the terrain; the body pairs as a rule.
     let members = |name: &str| s.members(name);
     let mut ground_pairs: Vec<usize> = vec![];
-    let mut pairs: Vec<(usize, usize)> = vec![];
     for [a, b] in s.bbcc.iter().flat_map(|b| b.pairs.iter()) {
         if a == "terrain" || b == "terrain" {
             ground_pairs.extend(members(if a == "terrain" { b } else { a }));
-            continue;
-        }
-        for i in members(a) {
-            for j in members(b) {
-                if i != j {
-                    pairs.push((i.min(j), i.max(j)));
-                }
-            }
         }
     }
     ground_pairs.sort_unstable();
     ground_pairs.dedup();
-    pairs.sort_unstable();
-    pairs.dedup();
-    let pair_index = PairIndex::new(&pairs, n);
-    // One memory slot per pair of convex parts.
+    let rule = PairRule::new(s);
+    // One ground memory slot per convex part.
     let parts: Vec<usize> = s
         .bodies
         .iter()
         .map(|b| crate::models::bbcc::shapes::part_count(&b.shape))
         .collect();
-    let mut slots = Vec::with_capacity(ground_pairs.len() + pairs.len() + 1);
+    let mut slots = Vec::with_capacity(ground_pairs.len() + 1);
     let mut total = 0usize;
     for &b in &ground_pairs {
         slots.push(total);
         total += parts[b];
-    }
-    for &(i, j) in &pairs {
-        slots.push(total);
-        total += parts[i] * parts[j];
     }
     slots.push(total);
     Some(Box::new(Bbcc {
@@ -369,13 +371,15 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         memory: vec![ContactMemory::default(); total],
         slots,
         parts,
-        candidates: Vec::with_capacity(pairs.len().min(4096)),
+        candidates: Vec::with_capacity(1024),
+        pair_memory: Vec::with_capacity(1024),
+        next_memory: Vec::with_capacity(1024),
         active: Vec::with_capacity(total.min(4096)),
         now_active: Vec::with_capacity(total.min(4096)),
         mark: vec![false; total],
         active_known: false,
         ground_pairs,
-        pairs,
+        rule,
         wrench: vec![ContactWrench::default(); n],
         fresh: false,
         shapes: vec![None; n],
@@ -393,7 +397,6 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         box_poses: vec![None; n],
         sweep: SweepAndPrune::default(),
         touching: vec![0; n],
-        pair_index,
         stats: (0, 0),
         part_contacts: 0,
         laws: vec![],
@@ -488,9 +491,7 @@ impl Bbcc {
     /// Builds the BBCC shapes from the scenario and the current (fixed) parameters.
     fn build_shapes(&mut self, w: &Frame) -> Result<(), WorldError> {
         let in_bbcc: Vec<bool> = (0..w.bodies.len())
-            .map(|b| {
-                self.ground_pairs.contains(&b) || self.pairs.iter().any(|&(i, j)| i == b || j == b)
-            })
+            .map(|b| self.ground_pairs.contains(&b) || self.rule.pairs_body(b))
             .collect();
         for (b, body) in w.bodies.iter().enumerate() {
             self.shapes[b] = None;
@@ -551,7 +552,7 @@ impl Bbcc {
     /// BBCC (Buse 2023, section 4.1): bodies with the terrain, then body pairs through
     /// the AABB broad phase and parry's narrow phase, one contact per pair of convex
     /// parts that touch.
-    fn contacts(&mut self, w: &Frame, advance: bool) {
+    fn contacts(&mut self, w: &Frame) {
         for t in self.touching.iter_mut() {
             *t = 0;
         }
@@ -575,7 +576,7 @@ impl Bbcc {
             }
         }
         self.candidates.clear();
-        if !self.pairs.is_empty() {
+        if !self.rule.is_empty() {
             self.broad_phase();
         }
         if self.semi_implicit {
@@ -602,7 +603,6 @@ impl Bbcc {
                         v: Vector3::zeros(),
                         w: Vector3::zeros(),
                     };
-                    let now_active = &mut self.now_active;
                     let c = pair_wrench(
                         ground.as_ref(),
                         &ground_pose,
@@ -611,9 +611,11 @@ impl Bbcc {
                         &law,
                         [&InvMass::ZERO, &self.inv_mass[b]],
                         [None, self.boxes[b].as_ref()],
-                        &mut self.memory[first..self.slots[p + 1]],
-                        &mut |slot| now_active.push((first + slot) as u32),
-                        advance,
+                        &mut GroundMemory {
+                            slots: &mut self.memory[first..self.slots[p + 1]],
+                            first,
+                            now_active: &mut self.now_active,
+                        },
                     );
                     (c.force2, c.torque2, c.depth, c.in_contact)
                 }
@@ -642,7 +644,7 @@ impl Bbcc {
                         &ground,
                         &c,
                         &mut self.memory[first],
-                        advance,
+                        true,
                     );
                     if c.in_contact {
                         self.now_active.push(first as u32);
@@ -653,65 +655,83 @@ impl Bbcc {
             ground_queries += 1;
             self.accumulate(b, force, torque, depth, touch);
         }
-        if !self.pairs.is_empty() {
-            self.narrow_phase(w, advance);
+        self.next_memory.clear();
+        if !self.candidates.is_empty() {
+            self.narrow_phase(w);
         }
-        self.part_contacts = self.now_active.len();
-        self.forget(advance);
+        self.part_contacts = self.now_active.len() + self.next_memory.len();
+        self.forget();
+        std::mem::swap(&mut self.pair_memory, &mut self.next_memory);
         self.stats = (
             self.candidates.len(),
             self.candidates.len() + ground_queries,
         );
     }
 
-    /// The body pairs whose boxes overlap: world AABBs, sweep and prune over the
-    /// allowed pairs, sorted.
+    /// The body pairs whose boxes overlap and that the rule allows, sorted, each with
+    /// its range of `pair_memory` (both sorted: one merge).
     fn broad_phase(&mut self) {
         {
-            let (sweep, boxes, index, pairs, candidates) = (
+            let (sweep, boxes, rule, candidates) = (
                 &mut self.sweep,
                 &self.boxes,
-                &self.pair_index,
-                &self.pairs,
+                &self.rule,
                 &mut self.candidates,
             );
             sweep.overlapping_pairs(
                 boxes,
-                |i, j| index.get(pairs, i, j),
-                |i, j, k| candidates.push((i as u32, j as u32, k as u32)),
+                |i, j| rule.allows(i, j).then_some(()),
+                |i, j, ()| {
+                    candidates.push(Candidate {
+                        i: i as u32,
+                        j: j as u32,
+                        first: 0,
+                        end: 0,
+                    })
+                },
             );
         }
         // Deterministic order whatever the sweep found first.
         self.candidates.sort_unstable();
+        let mut m = 0;
+        let memory = &self.pair_memory;
+        for c in self.candidates.iter_mut() {
+            while m < memory.len() && (memory[m].i, memory[m].j) < (c.i, c.j) {
+                m += 1;
+            }
+            c.first = m as u32;
+            while m < memory.len() && (memory[m].i, memory[m].j) == (c.i, c.j) {
+                m += 1;
+            }
+            c.end = m as u32;
+        }
     }
 
     /// Each candidate's part contacts. With many candidates the pairs are computed in
-    /// parallel, each into its own result and its own memory slots (a pair with more
-    /// than [`TOUCHED_MAX`] part contacts again below, which gives the same result: its
-    /// memories then hold what it recorded); then every candidate is summed onto its
-    /// bodies in the candidates' order, so the forces are the same bits on any number
-    /// of threads.
-    fn narrow_phase(&mut self, w: &Frame, advance: bool) {
-        let base = self.ground_pairs.len();
+    /// parallel, each into its own result (its wrench and its part contacts; a pair
+    /// with more than [`TOUCHED_MAX`] part contacts again below, from the same
+    /// memories, which gives the same result); then every candidate is summed onto its
+    /// bodies and its contacts recorded in the candidates' order, so the forces are
+    /// the same bits on any number of threads.
+    fn narrow_phase(&mut self, w: &Frame) {
         let n = self.candidates.len();
         let parallel = n >= PARALLEL_CANDIDATES && rayon::current_num_threads() > 1;
         if parallel {
             self.laws.clear();
             for c in 0..n {
-                let (i, j, _) = self.candidates[c];
+                let Candidate { i, j, .. } = self.candidates[c];
                 let law = self.law(w, Some(i as usize), j as usize);
                 self.laws.push(law);
             }
             self.results.clear();
             self.results.resize(n, None);
-            let memory = SlotsPtr(self.memory.as_mut_ptr());
-            let (candidates, shapes, poses, inv_mass, boxes, slots, laws) = (
+            let (candidates, shapes, poses, inv_mass, boxes, memory, laws) = (
                 &self.candidates,
                 &self.shapes,
                 &self.poses,
                 &self.inv_mass,
                 &self.boxes,
-                &self.slots,
+                &self.pair_memory,
                 &self.laws,
             );
             use rayon::prelude::*;
@@ -720,19 +740,12 @@ impl Bbcc {
                 .enumerate()
                 .with_min_len(64)
                 .for_each(|(c, out)| {
-                    let (i, j, k) = candidates[c];
-                    let (i, j, k) = (i as usize, j as usize, k as usize);
+                    let Candidate { i, j, first, end } = candidates[c];
+                    let (i, j) = (i as usize, j as usize);
                     let (Some(si), Some(sj)) = (&shapes[i], &shapes[j]) else {
                         return;
                     };
-                    let (first, end) = (slots[base + k], slots[base + k + 1]);
-                    // SAFETY: first..end are pair k's memory slots; the sweep reports
-                    // each pair once and the pairs' slot ranges do not overlap, so no
-                    // two tasks share a slot, and nothing else touches `memory` until
-                    // the tasks end.
-                    let mine =
-                        unsafe { std::slice::from_raw_parts_mut(memory.at(first), end - first) };
-                    let mut touched = [0u32; TOUCHED_MAX];
+                    let mut touched = [(0u32, ContactMemory::default()); TOUCHED_MAX];
                     let mut count = 0usize;
                     let wrench = pair_wrench(
                         si.as_ref(),
@@ -742,14 +755,15 @@ impl Bbcc {
                         &laws[c],
                         [&inv_mass[i], &inv_mass[j]],
                         [boxes[i].as_ref(), boxes[j].as_ref()],
-                        mine,
-                        &mut |slot| {
-                            if count < TOUCHED_MAX {
-                                touched[count] = (first + slot) as u32;
-                            }
-                            count += 1;
+                        &mut PairMemory {
+                            prior: &memory[first as usize..end as usize],
+                            touched: |slot, m| {
+                                if count < TOUCHED_MAX {
+                                    touched[count] = (slot as u32, m);
+                                }
+                                count += 1;
+                            },
                         },
-                        advance,
                     );
                     if count <= TOUCHED_MAX {
                         *out = Some((wrench, touched, count as u8));
@@ -757,13 +771,21 @@ impl Bbcc {
                 });
         }
         for c in 0..n {
-            let (i, j, k) = self.candidates[c];
-            let (i, j, k) = (i as usize, j as usize, k as usize);
-            let first = self.slots[base + k];
+            let Candidate { i, j, first, end } = self.candidates[c];
+            let (ci, cj) = (i, j);
+            let (i, j) = (i as usize, j as usize);
+            let start = self.next_memory.len();
             let wrench = match self.results.get(c).copied().flatten().filter(|_| parallel) {
                 Some((wrench, touched, count)) => {
-                    self.now_active
-                        .extend_from_slice(&touched[..count as usize]);
+                    self.next_memory
+                        .extend(touched[..count as usize].iter().map(|&(slot, memory)| {
+                            PartContact {
+                                i: ci,
+                                j: cj,
+                                slot,
+                                memory,
+                            }
+                        }));
                     wrench
                 }
                 None => {
@@ -771,7 +793,7 @@ impl Bbcc {
                     let (Some(si), Some(sj)) = (&self.shapes[i], &self.shapes[j]) else {
                         continue;
                     };
-                    let now_active = &mut self.now_active;
+                    let next = &mut self.next_memory;
                     pair_wrench(
                         si.as_ref(),
                         &self.poses[i],
@@ -780,12 +802,22 @@ impl Bbcc {
                         &law,
                         [&self.inv_mass[i], &self.inv_mass[j]],
                         [self.boxes[i].as_ref(), self.boxes[j].as_ref()],
-                        &mut self.memory[first..self.slots[base + k + 1]],
-                        &mut |slot| now_active.push((first + slot) as u32),
-                        advance,
+                        &mut PairMemory {
+                            prior: &self.pair_memory[first as usize..end as usize],
+                            touched: |slot, memory| {
+                                next.push(PartContact {
+                                    i: ci,
+                                    j: cj,
+                                    slot: slot as u32,
+                                    memory,
+                                })
+                            },
+                        },
                     )
                 }
             };
+            // sorted by slot within the pair (the parts are visited in tree order)
+            self.next_memory[start..].sort_unstable_by_key(|c| c.slot);
             self.accumulate(
                 i,
                 wrench.force1,
@@ -819,16 +851,13 @@ impl Bbcc {
             self.active_known = true;
         }
         self.share.fill(0);
-        let ground = self.ground_pairs.len();
         for &slot in &self.active {
             let p = self.slots.partition_point(|&first| first <= slot as usize) - 1;
-            if p < ground {
-                self.share[self.ground_pairs[p]] += 1;
-            } else {
-                let (i, j) = self.pairs[p - ground];
-                self.share[i] += 1;
-                self.share[j] += 1;
-            }
+            self.share[self.ground_pairs[p]] += 1;
+        }
+        for c in &self.pair_memory {
+            self.share[c.i as usize] += 1;
+            self.share[c.j as usize] += 1;
         }
         for b in 0..self.inv_mass.len() {
             self.inv_mass[b] = InvMass::ZERO;
@@ -856,16 +885,12 @@ impl Bbcc {
         }
     }
 
-    /// Part pairs no longer in contact forget their contact (their impact velocity,
-    /// eq. (2)). Only the slots in contact after the last advancing evaluation can hold
-    /// a memory (every other one was reset then), so only they are visited: the cost
-    /// follows the contacts, not the pairs listed (a self-paired pile of 500 spheres
-    /// lists 124,750 pairs and spent most of each sub-step here). After a restore or a
-    /// build every slot is gone through once.
-    fn forget(&mut self, advance: bool) {
-        if !advance {
-            return;
-        }
+    /// Ground part pairs no longer in contact forget their contact (their impact
+    /// velocity, eq. (2)); the body pairs keep only their contacts anyway. Only the
+    /// slots in contact after the last evaluation can hold a memory (every other one
+    /// was reset then), so only they are visited. After a restore or a build every
+    /// slot is gone through once.
+    fn forget(&mut self) {
         for &s in &self.now_active {
             self.mark[s as usize] = true;
         }
@@ -922,7 +947,7 @@ impl Model for Bbcc {
             for c in self.wrench.iter_mut() {
                 *c = ContactWrench::default();
             }
-            self.contacts(w, true);
+            self.contacts(w);
         }
         // After a sub-step the bodies move; after an output evaluation they do not.
         self.fresh = !advance;
@@ -948,30 +973,61 @@ impl Model for Bbcc {
     }
 
     fn save(&self) -> Option<ModelState> {
-        Some(ModelState::new(self.memory.clone()))
+        Some(ModelState::new(BbccState {
+            ground: self.memory.clone(),
+            pairs: self.pair_memory.clone(),
+        }))
     }
 
     fn save_into(&self, target: &mut ModelState) {
-        target.set(&self.memory);
-    }
-
-    fn decode_state(&self, bytes: &[u8]) -> Result<ModelState, String> {
-        model::decode::<Vec<ContactMemory>>(self.key(), bytes)
-    }
-
-    fn fits(&self, state: Option<&ModelState>) -> Result<(), String> {
-        match state.and_then(|s| s.get::<Vec<ContactMemory>>()) {
-            Some(m) if m.len() == self.memory.len() => Ok(()),
-            _ => Err(
-                "the FMU state does not belong to this model (its BBCC contact pairs differ)"
-                    .into(),
-            ),
+        match target.get_mut::<BbccState>() {
+            Some(t) => {
+                t.ground.clone_from(&self.memory);
+                t.pairs.clone_from(&self.pair_memory);
+            }
+            None => *target = self.save().expect("BBCC has a state"),
         }
     }
 
+    fn decode_state(&self, bytes: &[u8]) -> Result<ModelState, String> {
+        model::decode::<BbccState>(self.key(), bytes)
+    }
+
+    fn fits(&self, state: Option<&ModelState>) -> Result<(), String> {
+        let foreign =
+            || "the FMU state does not belong to this model (its BBCC contact pairs differ)";
+        let Some(st) = state.and_then(|s| s.get::<BbccState>()) else {
+            return Err(foreign().into());
+        };
+        if st.ground.len() != self.memory.len() {
+            return Err(foreign().into());
+        }
+        // the body pairs' contacts: pairs the rule allows, part pairs they have, in
+        // order, each once
+        let n = self.parts.len();
+        let mut last: Option<(u32, u32, u32)> = None;
+        for c in &st.pairs {
+            let (i, j) = (c.i as usize, c.j as usize);
+            let key = (c.i, c.j, c.slot);
+            let fine = i < j
+                && j < n
+                && self.rule.allows(i, j)
+                && (c.slot as usize) < self.parts[i].saturating_mul(self.parts[j])
+                && c.memory.in_contact
+                && c.memory.impact_velocity.is_finite()
+                && last.is_none_or(|l| l < key);
+            if !fine {
+                return Err(foreign().into());
+            }
+            last = Some(key);
+        }
+        Ok(())
+    }
+
     fn restore(&mut self, state: &ModelState) {
-        if let Some(m) = state.get::<Vec<ContactMemory>>() {
-            self.memory.clone_from(m);
+        if let Some(st) = state.get::<BbccState>() {
+            self.memory.clone_from(&st.ground);
+            self.pair_memory.clone_from(&st.pairs);
         }
         self.fresh = false;
         self.active_known = false;
@@ -983,36 +1039,5 @@ impl Model for Bbcc {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::PairIndex;
-
-    #[test]
-    fn the_dense_and_the_sorted_pair_index_agree() {
-        // the pairs of 40 bodies two collections make, and some more
-        let mut pairs: Vec<(usize, usize)> = (0..20)
-            .flat_map(|i| (20..40).map(move |j| (i, j)))
-            .chain([(0, 1), (5, 17), (30, 39)])
-            .collect();
-        pairs.sort_unstable();
-        let dense = PairIndex::new(&pairs, 40);
-        assert!(matches!(dense, PairIndex::Dense { .. }));
-        let sorted = PairIndex::Sorted;
-        let mut found = 0;
-        for i in 0..40 {
-            for j in i + 1..40 {
-                let k = dense.get(&pairs, i, j);
-                assert_eq!(k, sorted.get(&pairs, i, j), "({i}, {j})");
-                if let Some(k) = k {
-                    assert_eq!(pairs[k], (i, j));
-                    found += 1;
-                }
-            }
-        }
-        assert_eq!(found, pairs.len());
-        assert!(matches!(PairIndex::new(&pairs, 5000), PairIndex::Sorted));
     }
 }

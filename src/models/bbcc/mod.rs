@@ -15,6 +15,7 @@ pub mod convex_box;
 pub mod friction;
 pub mod hunt_crossley;
 pub mod pair;
+pub mod pair_rule;
 pub mod section;
 pub mod shapes;
 pub mod sphere_plane;

@@ -95,14 +95,23 @@ pub fn part_count(s: &dyn Shape) -> usize {
     s.as_compound().map_or(1, |c| c.shapes().len())
 }
 
+/// The contact memories of one body pair's part pairs, as [`pair_wrench`] sees them:
+/// part `a` of `s1` with part `b` of `s2` is slot `a * part_count(s2) + b`.
+pub trait PartMemory {
+    /// The memory of `slot` from the last advancing evaluation (the default when the
+    /// part pair was not in contact then).
+    fn get(&self, slot: usize) -> ContactMemory;
+    /// `slot` is in contact now, with memory `m` (kept by the owner when the
+    /// evaluation advances; slots not touched forget their contact).
+    fn touch(&mut self, slot: usize, m: ContactMemory);
+}
+
 /// Contact of shape `s1` at `b1` with shape `s2` at `b2`: one BBCC contact per pair of
 /// convex parts that touch, summed (Buse 2023, section 3.1: a compound keeps "separate
 /// convex hulls", as a wheel is a cylinder with cuboid grousers and a surface a
-/// collection of cuboids). `memory` has one slot per part pair, part `a` of `s1` with
-/// part `b` of `s2` at `a * part_count(s2) + b`; each carries the impact velocity of
-/// eq. (2) while its contact lasts and, with `advance`, is updated. `touching` gets the
-/// slot of every part pair in contact. Torques are about each body's origin; `depth`
-/// is the deepest part contact.
+/// collection of cuboids). Each part pair's memory carries the impact velocity of eq.
+/// (2) while its contact lasts ([`PartMemory`]). Torques are about each body's origin;
+/// `depth` is the deepest part contact.
 #[allow(clippy::too_many_arguments)]
 pub fn pair_wrench(
     s1: &dyn Shape,
@@ -112,9 +121,7 @@ pub fn pair_wrench(
     law: &PairLaw,
     inv: [&InvMass; 2],
     boxes: [Option<&Aabb>; 2],
-    memory: &mut [ContactMemory],
-    touching: &mut dyn FnMut(usize),
-    advance: bool,
+    memory: &mut dyn PartMemory,
 ) -> PairWrench {
     let n2 = part_count(s2);
     let mut total = PairWrench::default();
@@ -125,20 +132,9 @@ pub fn pair_wrench(
                    p2: &dyn Shape,
                    iso2: &Isometry3<f64>| {
         let slot = a * n2 + b;
-        let w = convex_wrench(
-            p1,
-            iso1,
-            p2,
-            iso2,
-            b1,
-            b2,
-            law,
-            inv,
-            &mut memory[slot],
-            advance,
-        );
+        let (w, m) = convex_wrench(p1, iso1, p2, iso2, b1, b2, law, inv, memory.get(slot));
         if w.in_contact {
-            touching(slot);
+            memory.touch(slot, m);
             total.force1 += w.force1;
             total.torque1 += w.torque1;
             total.force2 += w.force2;
@@ -242,7 +238,8 @@ pub(crate) fn below_plane(aabb: &Aabb, origin: &Vector3<f64>, n: &Vector3<f64>) 
 }
 
 /// One BBCC contact (Buse 2023, eq. (1)-(6)) of convex shape `s1` at `iso1` (part of
-/// the body at `b1`) with convex shape `s2` at `iso2` (part of the body at `b2`).
+/// the body at `b1`) with convex shape `s2` at `iso2` (part of the body at `b2`), and
+/// the part pair's memory after it (`prior`: before).
 #[allow(clippy::too_many_arguments)]
 fn convex_wrench(
     s1: &dyn Shape,
@@ -253,30 +250,24 @@ fn convex_wrench(
     b2: &BodyPose,
     law: &PairLaw,
     inv: [&InvMass; 2],
-    memory: &mut ContactMemory,
-    advance: bool,
-) -> PairWrench {
+    prior: ContactMemory,
+) -> (PairWrench, ContactMemory) {
     let found = deepest_contact(s1, iso1, s2, iso2);
     let Some((depth, n, p)) = found else {
-        if advance {
-            *memory = ContactMemory::default();
-        }
-        return PairWrench::default();
+        return (PairWrench::default(), ContactMemory::default());
     };
     // velocity of body 2 relative to body 1 at the contact point
     let v_rel = b2.velocity_at(&p) - b1.velocity_at(&p);
     let depth_rate = -v_rel.dot(&n);
-    let impact_velocity = if memory.in_contact {
-        memory.impact_velocity
+    let impact_velocity = if prior.in_contact {
+        prior.impact_velocity
     } else {
         depth_rate.max(law.impact_velocity_min)
     };
-    if advance {
-        *memory = ContactMemory {
-            in_contact: true,
-            impact_velocity,
-        };
-    }
+    let memory = ContactMemory {
+        in_contact: true,
+        impact_velocity,
+    };
     let d = hunt_crossley::damping(law.zeta, impact_velocity); // eq. (2)
     let mut f_n = hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
     let h = law.implicit_step;
@@ -308,14 +299,15 @@ fn convex_wrench(
     let spin_torque2 = -n * (tau * spin.signum());
     let r1 = p - b1.iso.translation.vector;
     let r2 = p - b2.iso.translation.vector;
-    PairWrench {
+    let wrench = PairWrench {
         force1: -force2,
         torque1: r1.cross(&-force2) - spin_torque2,
         force2,
         torque2: r2.cross(&force2) + spin_torque2,
         depth,
         in_contact: true,
-    }
+    };
+    (wrench, memory)
 }
 
 /// The deepest contact of `s1` at `iso1` with `s2` at `iso2`: (depth, unit normal
@@ -498,6 +490,18 @@ mod tests {
     use super::*;
     use parry3d_f64::shape::{Ball, Cuboid};
 
+    /// Dense memories, kept on touch.
+    struct Slots(Vec<ContactMemory>);
+
+    impl PartMemory for Slots {
+        fn get(&self, slot: usize) -> ContactMemory {
+            self.0[slot]
+        }
+        fn touch(&mut self, slot: usize, m: ContactMemory) {
+            self.0[slot] = m;
+        }
+    }
+
     fn law() -> PairLaw {
         PairLaw {
             k: 1e6,
@@ -524,7 +528,7 @@ mod tests {
         let ground = Cuboid::new(Vector3::new(5.0, 5.0, 0.5));
         let ball = Ball::new(0.1);
         let delta: f64 = 1e-3;
-        let mut m = ContactMemory::default();
+        let mut m = Slots(vec![ContactMemory::default()]);
         let w = pair_wrench(
             &ground,
             &at(0.0, 0.0, -0.5),
@@ -533,9 +537,7 @@ mod tests {
             &law(),
             [&InvMass::ZERO; 2],
             [None; 2],
-            std::slice::from_mut(&mut m),
-            &mut |_| {},
-            true,
+            &mut m,
         );
         assert!(w.in_contact && (w.depth - delta).abs() < 1e-12);
         assert!((w.force2.z - 1e6 * delta.powf(1.5)).abs() < 1e-6, "{w:?}");
@@ -543,7 +545,7 @@ mod tests {
         assert!(w.torque2.norm() < 1e-9);
         // the ground's torque is about its own origin: the contact is 1 m, 2 m away
         assert!(w.torque1.norm() > 1.0);
-        let mut m = ContactMemory::default();
+        let mut m = Slots(vec![ContactMemory::default()]);
         assert!(
             !pair_wrench(
                 &ground,
@@ -553,9 +555,7 @@ mod tests {
                 &law(),
                 [&InvMass::ZERO; 2],
                 [None; 2],
-                std::slice::from_mut(&mut m),
-                &mut |_| {},
-                true
+                &mut m,
             )
             .in_contact
         );
@@ -568,7 +568,7 @@ mod tests {
         let mut b = at(0.0, 0.0, 0.099);
         b.v = Vector3::new(1.0, 0.0, 0.0);
         b.w = Vector3::new(0.0, 0.0, 3.0);
-        let mut m = ContactMemory::default();
+        let mut m = Slots(vec![ContactMemory::default()]);
         let w = pair_wrench(
             &ground,
             &at(0.0, 0.0, -0.5),
@@ -577,9 +577,7 @@ mod tests {
             &law(),
             [&InvMass::ZERO; 2],
             [None; 2],
-            std::slice::from_mut(&mut m),
-            &mut |_| {},
-            true,
+            &mut m,
         );
         assert!(w.force2.x < 0.0);
         assert!(w.torque2.z < 0.0, "spin about +z is braked: {w:?}");

@@ -71,14 +71,14 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
     );
     // a set: a pile of 500 bodies lists 125 000 pairs (a list took 20 s to check)
     let mut seen: std::collections::HashSet<(&str, &str)> = Default::default();
-    let mut body_pairs = 0.0;
-    // pairs of convex parts, each with a contact memory
-    let mut part_pairs = 0.0;
-    let parts = |n: &str| -> (f64, f64) {
-        s.members(n).iter().fold((0.0, 0.0), |(sum, squares), &i| {
-            let p = super::shapes::part_count(&s.bodies[i].shape) as f64;
-            (sum + p, squares + p * p)
-        })
+    // the names of the body pairs (each a bit of the pair rule, see `pair_rule`)
+    let mut names: std::collections::HashSet<&str> = Default::default();
+    // the most convex parts of a member of a name
+    let parts = |n: &str| -> f64 {
+        s.members(n)
+            .iter()
+            .map(|&i| super::shapes::part_count(&s.bodies[i].shape) as f64)
+            .fold(0.0, f64::max)
     };
     for (i, [a, b]) in bbcc.pairs.iter().enumerate() {
         let p = format!("bbcc.pairs[{i}]");
@@ -103,21 +103,18 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             all.extend(m);
         }
         if a != "terrain" && b != "terrain" {
-            let (ma, mb) = (s.members(a).len() as f64, s.members(b).len() as f64);
-            // a collection with itself: each distinct pair of its members once
-            body_pairs += if a == b {
-                ma * (ma - 1.0) / 2.0
-            } else {
-                ma * mb
-            };
-            let ((pa, qa), (pb, _)) = (parts(a), parts(b));
-            part_pairs += if a == b {
-                (pa * pa - qa) / 2.0
-            } else {
-                pa * pb
-            };
-        } else {
-            part_pairs += parts(if a == "terrain" { b } else { a }).0;
+            names.insert(a);
+            names.insert(b);
+            // each part pair of two bodies has a number (its contact memory's key)
+            let part_pairs = parts(a) * parts(b);
+            if part_pairs > MAX_PART_PAIRS {
+                c.err(
+                    &p,
+                    format!(
+                        "two bodies of this pair have {part_pairs:.3e} pairs of convex parts (each part of a compound, each cell of a cuboid_grid, each grouser of a grouser_wheel touches on its own), at most {MAX_PART_PAIRS:e}"
+                    ),
+                );
+            }
         }
         if a == b && (s.body_index(a).is_some() || s.members(a).len() < 2) {
             c.err(&p, format!("a body cannot be paired with itself ('{a}'); a collection of two or more bodies can (each member then touches every other)"));
@@ -154,28 +151,24 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             c.err(&p, format!("pair ('{a}', '{b}') is listed twice"));
         }
     }
-    if part_pairs > MAX_PART_PAIRS && body_pairs <= MAX_BODY_PAIRS {
+    let words = super::pair_rule::PairRule::words_at_most(s.bodies.len(), names.len());
+    if words > MAX_RULE_WORDS {
         c.err(
             "bbcc.pairs",
             format!(
-                "the pairs name {part_pairs:.3e} pairs of convex parts (each part of a compound, each cell of a cuboid_grid, each grouser of a grouser_wheel touches on its own), at most {MAX_PART_PAIRS:e}: each keeps a contact memory"
-            ),
-        );
-    }
-    if body_pairs > MAX_BODY_PAIRS {
-        c.err(
-            "bbcc.pairs",
-            format!(
-                "the pairs name {body_pairs:.3e} pairs of bodies (a collection pairs each of its members with each of the other's), at most {MAX_BODY_PAIRS:e}: each keeps a contact memory and is checked by the broad phase"
+                "the body pairs name {} bodies and collections among {} bodies: the pair rule would keep {words:.3e} words, at most {MAX_RULE_WORDS:e}; pair collections (a body's `group`) instead of single bodies",
+                names.len(),
+                s.bodies.len()
             ),
         );
     }
 }
 
-/// The most pairs of convex parts (a compound's parts, a grid's cells, a wheel's
-/// grousers) the BBCC pairs may expand to: 1e7, about 170 MB of contact memory.
-pub const MAX_PART_PAIRS: f64 = 1e7;
+/// The most pairs of convex parts two bodies may have (a compound's parts, a grid's
+/// cells, a wheel's grousers): 1e9, each numbered in 32 bits. Only those in contact
+/// keep a memory.
+pub const MAX_PART_PAIRS: f64 = 1e9;
 
-/// The most body pairs the BBCC pairs may expand to: 5e6, about 170 MB of pair state
-/// (the pair, its contact memory and a flag).
-pub const MAX_BODY_PAIRS: f64 = 5e6;
+/// The most 64-bit words the pair rule may keep (two bit sets of the pairs' names per
+/// class of bodies): 4e6, 32 MB.
+pub const MAX_RULE_WORDS: f64 = 4e6;
