@@ -252,6 +252,10 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     let mut creeper = String::new();
     let mut all_blocks = vec![];
     let mut all_contacts = 0.0;
+    // each body's move over the 10 s, and over the last second
+    let mut moved = vec![0.0f64; start.len()];
+    let mut last_second = 0.0f64;
+    let mut before = start.clone();
     for second in 0..10 {
         let (b, c) = timed(&mut w, 1.0)?;
         all_blocks.extend(b);
@@ -261,11 +265,16 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         for (k, (a, b)) in start.iter().zip(&now).enumerate() {
             depth_max = depth_max.max(b.2);
             let d = (b.0 - a.0).norm();
+            moved[k] = d;
             if d > creep {
                 creep = d;
                 creeper = p[k].name.clone();
             }
+            if second == 9 {
+                last_second = last_second.max((b.0 - before[k].0).norm());
+            }
         }
+        before = now;
         if !ke_max.is_finite() || ke_max > 1e6 {
             println!("{:6} unstable after {} s", scene.key, second + 1);
             break;
@@ -284,10 +293,14 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
             all_contacts,
         );
     }
+    let over = |x: f64| moved.iter().filter(|&&d| d > x).count();
     println!(
-        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J after {} s, at most {ke_max:.3e} J over the next 10 s; largest move {creep:.3e} m ({creeper}); deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
+        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J after {} s, at most {ke_max:.3e} J over the next 10 s; largest move {creep:.3e} m ({creeper}), {} of {} bodies over 1 mm, {} over 1 cm, in the last second at most {last_second:.3e} m; deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
         scene.key,
         scene.settle,
+        over(1e-3),
+        moved.len(),
+        over(1e-2),
         100.0 * depth_max,
         settle_wall
     );
