@@ -265,3 +265,58 @@ fn the_parallel_narrow_phase_gives_the_same_bits_on_one_and_on_two_threads() {
     // and the raft moved: the comparison is not of start values
     assert!(one.iter().any(|v| v.abs() > 0.0 && v.abs() < 1e-3));
 }
+
+#[test]
+fn a_bbcc_state_names_only_contacts_the_pair_rule_allows_and_damaged_ones_are_refused() {
+    use contact_fmu::cosim::model::{Model, ModelState};
+    use contact_fmu::models::bbcc::adapter::BbccState;
+    // three spheres stacked in a self-paired collection, a fourth apart in no pair
+    let mat = json!({"E": 1e7, "nu": 0.3, "zeta": 0.5, "mu": 0.5});
+    let ball = |name: &str, group: Option<&str>, z: f64| {
+        let mut b = json!({"name": name, "material": mat, "shape": {"type": "sphere", "radius": 0.1},
+            "motion": {"type": "free", "mass": 1.0, "inertia": [0.004, 0.004, 0.004], "position": [0.0, 0.0, z]}});
+        if let Some(g) = group {
+            b["group"] = json!(g);
+        }
+        b
+    };
+    let mut w = world(json!({
+        "name": "stack", "model_identifier": "stack",
+        "default_experiment": {"stop_time": 1.0, "step_size": 0.001},
+        "terrain": {"surface": {"type": "flat"}, "material": mat},
+        "bodies": [ball("a", Some("stack"), 0.0999), ball("b", Some("stack"), 0.2998),
+            ball("c", Some("stack"), 0.4997), ball("lone", None, 0.2)],
+        "bbcc": {"impact_velocity_min": 0.5, "pairs": [["stack", "stack"], ["stack", "terrain"]]}
+    }));
+    w.do_step(1e-3).unwrap();
+    let bbcc = w.model::<Bbcc>().unwrap();
+    let saved = bbcc.save().unwrap();
+    let good = saved.get::<BbccState>().unwrap().clone();
+    // a on the ground; a-b and b-c in contact, the only body pairs kept
+    assert_eq!(
+        good.pairs.iter().map(|c| (c.i, c.j)).collect::<Vec<_>>(),
+        vec![(0, 1), (1, 2)]
+    );
+    assert!(bbcc.fits(Some(&saved)).is_ok());
+    let refused = |edit: &dyn Fn(&mut BbccState)| {
+        let mut s = good.clone();
+        edit(&mut s);
+        bbcc.fits(Some(&ModelState::new(s))).is_err()
+    };
+    assert!(
+        refused(&|s| s.pairs[0].j = 3),
+        "a pair the rule does not allow"
+    );
+    assert!(refused(&|s| s.pairs[0].j = 0), "a body with itself");
+    assert!(refused(&|s| s.pairs[0].j = 9), "no such body");
+    assert!(refused(&|s| s.pairs[0].slot = 1), "a sphere has one part");
+    assert!(refused(&|s| s.pairs.swap(0, 1)), "out of order");
+    assert!(refused(&|s| s.pairs.push(s.pairs[1])), "twice");
+    assert!(refused(&|s| s.pairs[1].memory.impact_velocity = f64::NAN));
+    assert!(refused(&|s| s.pairs[1].memory.in_contact = false));
+    assert!(
+        refused(&|s| s.ground.push(Default::default())),
+        "ground slots"
+    );
+    assert!(bbcc.fits(None).is_err());
+}
