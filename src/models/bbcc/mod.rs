@@ -6,7 +6,8 @@
 //! - [`shapes`]: the contact shapes as parry3d-f64 shapes.
 //! - [`pair`]: the wrench between two shapes (narrow phase: parry's GJK/EPA).
 //! - [`box_box`], [`convex_box`]: exact contacts with cuboids, before GJK/EPA.
-//! - [`broad_phase`]: sweep and prune over axis-aligned bounding boxes.
+//! - [`pair_rule`]: which body pairs touch (`bbcc.pairs` as a rule, not a list).
+//! - [`broad_phase`]: multi-strip sweep and prune over axis-aligned bounding boxes.
 
 pub mod adapter;
 pub mod box_box;
