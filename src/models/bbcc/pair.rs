@@ -354,40 +354,10 @@ pub fn deepest_contact(
             super::box_box::box_box(&c1.half_extents, iso1, &c2.half_extents, iso2)
                 .map(|c| (c.depth, c.normal, c.point))
         }
-        (Some(c1), None) if s2.as_ball().is_none() && s2.as_support_map().is_some() => {
-            match face_test(
-                &c1.half_extents,
-                iso1,
-                s2.as_support_map().unwrap(),
-                iso2,
-                cylinder_dims(s2),
-            ) {
-                FaceTest::Apart => None,
-                FaceTest::Face {
-                    depth,
-                    normal,
-                    point,
-                } => Some((depth, normal, point + normal * (0.5 * depth))),
-                FaceTest::Unknown => parry_contact(s1, iso1, s2, iso2),
-            }
-        }
-        (None, Some(c2)) if s1.as_ball().is_none() && s1.as_support_map().is_some() => {
-            match face_test(
-                &c2.half_extents,
-                iso2,
-                s1.as_support_map().unwrap(),
-                iso1,
-                cylinder_dims(s1),
-            ) {
-                FaceTest::Apart => None,
-                FaceTest::Face {
-                    depth,
-                    normal,
-                    point,
-                } => Some((depth, -normal, point + normal * (0.5 * depth))),
-                FaceTest::Unknown => parry_contact(s1, iso1, s2, iso2),
-            }
-        }
+        (Some(c1), None) => on_box(&c1.half_extents, iso1, s2, iso2, false)
+            .unwrap_or_else(|| parry_contact(s1, iso1, s2, iso2)),
+        (None, Some(c2)) => on_box(&c2.half_extents, iso2, s1, iso1, true)
+            .unwrap_or_else(|| parry_contact(s1, iso1, s2, iso2)),
         _ => parry_contact(s1, iso1, s2, iso2),
     };
     // A cylinder lying on a face touches along a line (or a disc): GJK/EPA returns an
@@ -411,6 +381,45 @@ pub fn deepest_contact(
             (depth, n, p)
         }
     })
+}
+
+/// A convex `shape` at `iso` against the cuboid of half extents `half` at `box_iso`
+/// through [`face_test`]: `Some(contact)` (depth, unit normal, the point midway
+/// through the overlap; the normal from the box towards the shape, or the reverse with
+/// `box_second`) or `Some(None)` when decided, `None` to ask GJK/EPA (balls go there
+/// directly: parry's ball query is exact already).
+fn on_box(
+    half: &Vector3<f64>,
+    box_iso: &Isometry3<f64>,
+    shape: &dyn Shape,
+    iso: &Isometry3<f64>,
+    box_second: bool,
+) -> Option<Option<(f64, Vector3<f64>, Vector3<f64>)>> {
+    if shape.as_ball().is_some() {
+        return None;
+    }
+    match face_test(
+        half,
+        box_iso,
+        shape.as_support_map()?,
+        iso,
+        cylinder_dims(shape),
+    ) {
+        FaceTest::Apart => Some(None),
+        FaceTest::Face {
+            depth,
+            normal,
+            point,
+        } => {
+            let mid = point + normal * (0.5 * depth);
+            Some(Some((
+                depth,
+                if box_second { -normal } else { normal },
+                mid,
+            )))
+        }
+        FaceTest::Unknown => None,
+    }
 }
 
 fn cylinder_dims(s: &dyn Shape) -> Option<CylinderDims> {
