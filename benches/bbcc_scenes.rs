@@ -252,7 +252,8 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     let mut creeper = String::new();
     let mut all_blocks = vec![];
     let mut all_contacts = 0.0;
-    // each body's move over the 10 s, and over the last second
+    // each body's largest distance from where it was when settled, sampled each
+    // second over the 10 s, and its move over the last second
     let mut moved = vec![0.0f64; start.len()];
     let mut last_second = 0.0f64;
     let mut before = start.clone();
@@ -265,7 +266,7 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         for (k, (a, b)) in start.iter().zip(&now).enumerate() {
             depth_max = depth_max.max(b.2);
             let d = (b.0 - a.0).norm();
-            moved[k] = d;
+            moved[k] = moved[k].max(d);
             if d > creep {
                 creep = d;
                 creeper = p[k].name.clone();

@@ -315,6 +315,11 @@ fn a_bbcc_state_names_only_contacts_the_pair_rule_allows_and_damaged_ones_are_re
     assert!(refused(&|s| s.pairs[1].memory.impact_velocity = f64::NAN));
     assert!(refused(&|s| s.pairs[1].memory.in_contact = false));
     assert!(
+        refused(&|s| s.pairs[1].memory.slip[2] = f64::INFINITY),
+        "stick spring"
+    );
+    assert!(refused(&|s| s.pairs[1].memory.time = f64::NAN));
+    assert!(
         refused(&|s| s.ground.push(Default::default())),
         "ground slots"
     );

@@ -72,7 +72,8 @@ pub struct Frame<'a> {
     pub surface: &'a Surface,
     /// BBCC and SCM mesh vertices read at instantiation (body geometry).
     pub meshes: &'a super::bodies::Meshes,
-    /// Simulation time, s.
+    /// Simulation time of the state the model sees, s (within a communication step,
+    /// the current sub-step's).
     pub time: f64,
     /// `world.gravity[1..3]`.
     pub gravity_vrs: [usize; 3],

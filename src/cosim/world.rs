@@ -134,6 +134,9 @@ pub struct World {
     /// Per body: the planar joint's impulse along x and about y within the current
     /// communication step, N s and N m s (for its mean force and torque outputs).
     joint_impulse: Vec<[f64; 2]>,
+    /// Within a communication step: the time of the current sub-step's state since the
+    /// step began, s (0 between steps).
+    elapsed: f64,
 }
 
 fn start_values(table: &VariableTable) -> Values {
@@ -170,7 +173,7 @@ macro_rules! frame {
                 loads: &mut w.loads,
                 surface: &w.surface,
                 meshes: &w.meshes,
-                time: w.own.time,
+                time: w.own.time + w.elapsed,
                 gravity_vrs: w.layout.gravity,
                 model_step_vr: w.layout.model_step,
             },
@@ -218,6 +221,7 @@ impl World {
             models,
             warnings: vec![],
             joint_impulse: vec![[0.0; 2]; n_bodies],
+            elapsed: 0.0,
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -496,9 +500,11 @@ impl World {
         let dt = h / substeps;
         self.sync_kinematic();
         self.joint_impulse.fill([0.0; 2]);
-        for _ in 0..n {
+        for k in 0..n {
+            self.elapsed = k as f64 * dt;
             self.substep(dt);
         }
+        self.elapsed = 0.0;
         self.write_joint_outputs(h);
         self.own.time += h;
         self.refresh_outputs();

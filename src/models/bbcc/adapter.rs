@@ -208,6 +208,10 @@ pub struct Bbcc {
     results: Vec<Option<PairResult>>,
     /// `bbcc.semi_implicit`: viscous forces linearly implicit over the model step.
     semi_implicit: bool,
+    /// `bbcc.contact_patch`: flat-faced contacts spread over their overlap.
+    contact_patch: bool,
+    /// `bbcc.stick`: a tangential stick spring beside the friction.
+    stick: bool,
     /// Per body, with `semi_implicit`: its inverse mass and inertia shared among the
     /// contacts it may have in this evaluation (work buffer).
     inv_mass: Vec<InvMass>,
@@ -402,6 +406,10 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         laws: vec![],
         results: vec![],
         semi_implicit: s.bbcc.as_ref().is_some_and(|b| b.semi_implicit),
+        // the stick spring needs a contact point that does not jump between a face's
+        // vertices: it implies the patch
+        contact_patch: s.bbcc.as_ref().is_some_and(|b| b.contact_patch || b.stick),
+        stick: s.bbcc.as_ref().is_some_and(|b| b.stick),
         inv_mass: vec![InvMass::ZERO; n],
         share: vec![0; n],
     }))
@@ -455,6 +463,9 @@ impl Bbcc {
                 v_d: 1.0,
                 impact_velocity_min: 1.0,
                 implicit_step: 0.0,
+                patch: false,
+                stick: None,
+                now: w.time,
             };
         };
         let (e1, nu1, z1, mu1) = material_of(w, &ma);
@@ -485,6 +496,13 @@ impl Bbcc {
             } else {
                 0.0
             },
+            patch: self.contact_patch,
+            // Mindlin's ratio of tangential to normal stiffness, nu of the pair's mean
+            stick: self.stick.then(|| {
+                let nu = 0.5 * (nu1 + nu2);
+                2.0 * (1.0 - nu) / (2.0 - nu)
+            }),
+            now: w.time,
         }
     }
 
@@ -1015,6 +1033,8 @@ impl Model for Bbcc {
                 && (c.slot as usize) < self.parts[i].saturating_mul(self.parts[j])
                 && c.memory.in_contact
                 && c.memory.impact_velocity.is_finite()
+                && c.memory.slip.iter().all(|x| x.is_finite())
+                && c.memory.time.is_finite()
                 && last.is_none_or(|l| l < key);
             if !fine {
                 return Err(foreign().into());

@@ -6,12 +6,15 @@
 //! - [`shapes`]: the contact shapes as parry3d-f64 shapes.
 //! - [`pair`]: the wrench between two shapes (narrow phase: parry's GJK/EPA).
 //! - [`box_box`], [`convex_box`]: exact contacts with cuboids, before GJK/EPA.
+//! - [`contact_patch`]: where a flat-faced part's contact acts (the overlap's
+//!   penetration-weighted vertex centre).
 //! - [`pair_rule`]: which body pairs touch (`bbcc.pairs` as a rule, not a list).
 //! - [`broad_phase`]: multi-strip sweep and prune over axis-aligned bounding boxes.
 
 pub mod adapter;
 pub mod box_box;
 pub mod broad_phase;
+pub mod contact_patch;
 pub mod convex_box;
 pub mod friction;
 pub mod hunt_crossley;
@@ -44,6 +47,13 @@ pub struct ContactMemory {
     pub in_contact: bool,
     /// Relative penetration velocity at the start of this contact, m/s (> 0).
     pub impact_velocity: f64,
+    /// With `bbcc.stick`: the tangential spring's elongation, the slip of body 2
+    /// relative to body 1 at the contact since it stuck, world frame, m.
+    #[serde(default)]
+    pub slip: [f64; 3],
+    /// With `bbcc.stick`: the simulated time of the state `slip` belongs to, s.
+    #[serde(default)]
+    pub time: f64,
 }
 
 /// Harmonic mean `2 a b / (a + b)`, how BBCC combines restitution and friction of two

@@ -31,6 +31,25 @@ pub struct BbccSettings {
     /// paper's explicit forces.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub semi_implicit: bool,
+    /// Spread each contact of two flat-faced parts (cuboids, convex hulls, the ground
+    /// plane) over its overlap: the vertices of each part inside the other, gathered
+    /// into at most four points, each carrying a share of eq. (1) by its depth and the
+    /// friction of that share. The total normal force is the paper's; a resting face
+    /// then has a rocking damping and a twisting friction, and its contact point moves
+    /// continuously as it tilts (docs/models/bbcc.md). Off: the paper's one point,
+    /// the deepest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub contact_patch: bool,
+    /// A tangential stick spring beside the friction of eq. (4)/(5), which is zero at
+    /// zero slip and so lets any tangential load creep (a rock on a slope slides at
+    /// about v_d, the paper's Fig. 7): the slip at the contact since it began, turned
+    /// into the tangent plane, pulls back with the normal contact's stiffness (eq. (1)
+    /// linearized) times Mindlin's 2 (1 - nu) / (2 - nu); past mu F_N it slides. Bodies
+    /// then rest on slopes and in piles (docs/models/bbcc.md). Implies
+    /// `contact_patch` (a spring on a point that jumps between a face's vertices would
+    /// pump energy). Off: the paper's friction alone.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stick: bool,
     /// Pairs that may touch: body names, collection names (`group`), or `"terrain"`.
     /// A pair of collections lets every member of one touch every member of the other;
     /// a collection paired with itself (`["pile", "pile"]`) lets each of its members

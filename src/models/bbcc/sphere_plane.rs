@@ -70,6 +70,7 @@ pub fn sphere_on_surface(
         *memory = ContactMemory {
             in_contact: true,
             impact_velocity,
+            ..ContactMemory::default()
         };
     }
     let d = hunt_crossley::damping(c.zeta, impact_velocity);

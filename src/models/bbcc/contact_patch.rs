@@ -1,0 +1,651 @@
+//! Where the one BBCC contact of two flat-faced convex parts acts, with
+//! `bbcc.contact_patch`: spread over the vertices of their overlap, each weighted by
+//! its depth.
+//!
+//! BBCC gives one contact per pair of convex parts (Buse 2023, section 4.1), and the
+//! narrow phase (GJK/EPA, the face test) reports the deepest point. A rock resting on a
+//! face touches with several vertices at nearly the same depth; the deepest one changes
+//! as the rock tilts by a micro-radian, so the force jumps from vertex to vertex. That
+//! force field is not conservative: a rock rocks between its vertices without end, and
+//! with friction holding each vertex in turn it walks (measured: twelve rocks on a flat
+//! slab drifted 0.3 mm in 10 s at v_d = 0.01 m/s, 3 mm at v_d = 1e-4 m/s). A single
+//! point also has no lever against rocking or twisting: at the face's centre, a block
+//! rocked and spun undamped.
+//!
+//! Here the overlap of the two parts (a convex polytope) is found through its
+//! vertices: each part's vertices inside the other and the points where each part's
+//! edges cross the other's surface. Each is weighted as a contact of eq. (1) at its
+//! own depth d along the normal (past the other part's extreme plane) would be, by
+//! d^1.5, and they are gathered into at most four points, the quadrants around their
+//! weighted centre; each point carries its quadrant's share of the contact (`pair`:
+//! that share of eq. (1), with its own penetration rate, and the friction of that
+//! share at its own slip). The total is the paper's, one contact at the deepest
+//! penetration, so the stiffness a model step must integrate is the paper's (each
+//! vertex a contact of its own made a face as many times stiffer as it has overlap
+//! vertices, and the pile went non-finite at 0.2 s). A vertex enters the overlap with
+//! weight zero, so the points move continuously as a part tilts, and rocking and
+//! twisting meet the damping and friction of points apart. A corner on a face is one
+//! point, the paper's contact. The points lie midway through the overlap along the
+//! normal, as the narrow phase's points do.
+
+use nalgebra::{Isometry3, Point3, Vector3};
+use parry3d_f64::shape::{ConvexPolyhedron, Shape};
+
+/// A flat-faced convex part as the patch sees it (its own frame).
+enum Solid<'a> {
+    /// Half extents, m.
+    Cuboid(Vector3<f64>),
+    /// The hull and its box (own frame: half extents about a centre), a cheap first
+    /// test before its faces.
+    Hull(&'a ConvexPolyhedron, Vector3<f64>, Vector3<f64>),
+    /// Outward unit normal; the plane passes through the frame's origin.
+    Plane(Vector3<f64>),
+}
+
+/// Most hull vertices and faces [`Near`] lists; bigger hulls test every face.
+const NEAR_MAX: usize = 256;
+
+/// The faces of a hull that reach below a level along a direction (the overlap's
+/// side of it): the only faces that can bound the overlap there. A point on the
+/// overlap's side of the level inside all of them is inside the hull (the first face a
+/// path from inside to it crosses reaches below the level), so `contains` and `clip`
+/// test these (a rock's three to ten of its eighty).
+struct Near {
+    ids: [u16; NEAR_MAX],
+    len: usize,
+    /// Every face (the hull is too big for the lists).
+    all: bool,
+}
+
+impl Near {
+    const ALL: Near = Near {
+        ids: [0; NEAR_MAX],
+        len: 0,
+        all: true,
+    };
+
+    /// The faces of `side`'s hull with a vertex of depth `depth(x . n) > 0`; every
+    /// face for a solid that is not a hull or too big.
+    fn of(side: &Side, depth: &dyn Fn(f64) -> f64) -> Near {
+        let Solid::Hull(c, ..) = side.solid else {
+            return Near::ALL;
+        };
+        let (faces, vertices, adj) = (c.faces(), c.vertices(), c.faces_adj_to_vertex());
+        if side.count > NEAR_MAX || faces.len() > NEAR_MAX {
+            return Near::ALL;
+        }
+        // the faces around each vertex of positive depth, marked once
+        let mut marked = [false; NEAR_MAX];
+        for (v, vertex) in vertices.iter().enumerate() {
+            if depth(side.along[v]) > 0.0 {
+                let first = vertex.first_adj_face_or_edge as usize;
+                for &f in &adj[first..first + vertex.num_adj_faces_or_edge as usize] {
+                    marked[f as usize] = true;
+                }
+            }
+        }
+        let mut near = Near {
+            ids: [0; NEAR_MAX],
+            len: 0,
+            all: false,
+        };
+        for (f, &m) in marked.iter().enumerate().take(faces.len()) {
+            if m {
+                near.ids[near.len] = f as u16;
+                near.len += 1;
+            }
+        }
+        near
+    }
+
+    /// The faces to test among `count`.
+    fn each(&self, count: usize, f: &mut dyn FnMut(usize) -> bool) -> bool {
+        if self.all {
+            (0..count).all(f)
+        } else {
+            self.ids[..self.len].iter().all(|&k| f(k as usize))
+        }
+    }
+}
+
+impl<'a> Solid<'a> {
+    fn of(s: &'a dyn Shape) -> Option<Solid<'a>> {
+        if let Some(c) = s.as_cuboid() {
+            Some(Solid::Cuboid(c.half_extents))
+        } else if let Some(h) = s.as_convex_polyhedron() {
+            let b = h.local_aabb();
+            Some(Solid::Hull(h, b.center().coords, b.half_extents()))
+        } else {
+            s.as_halfspace()
+                .map(|h| Solid::Plane(h.normal.into_inner()))
+        }
+    }
+
+    /// Its number of vertices (a plane has none).
+    fn vertex_count(&self) -> usize {
+        match self {
+            Solid::Cuboid(_) => 8,
+            Solid::Hull(c, ..) => c.points().len(),
+            Solid::Plane(_) => 0,
+        }
+    }
+
+    /// Vertex `k` (own frame).
+    fn vertex(&self, k: usize) -> Vector3<f64> {
+        match self {
+            Solid::Cuboid(h) => {
+                let s = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+                Vector3::new(s(1) * h.x, s(2) * h.y, s(4) * h.z)
+            }
+            Solid::Hull(c, ..) => c.points()[k].coords,
+            Solid::Plane(_) => Vector3::zeros(),
+        }
+    }
+
+    /// Calls `f` with the vertex numbers of each edge's ends; a plane has none.
+    fn for_each_edge(&self, mut f: impl FnMut(usize, usize)) {
+        match self {
+            Solid::Cuboid(_) => {
+                for k in 0..8 {
+                    for bit in [1, 2, 4] {
+                        if k & bit == 0 {
+                            f(k, k | bit);
+                        }
+                    }
+                }
+            }
+            Solid::Hull(c, ..) => {
+                // parry keeps the edges merged away inside a flat face (both sides
+                // on the same face): skipped
+                for e in c.edges() {
+                    if e.faces[0] != e.faces[1] {
+                        f(e.vertices[0] as usize, e.vertices[1] as usize);
+                    }
+                }
+            }
+            Solid::Plane(_) => {}
+        }
+    }
+
+    /// The part of the segment from `p` to `q` (own frame) inside: its parameters
+    /// (t0, t1), 0 <= t0 <= t1 <= 1, or None when it misses.
+    /// For a hull, only the faces of `near` (the segment is on the overlap's side).
+    fn clip(&self, p: &Vector3<f64>, q: &Vector3<f64>, near: &Near) -> Option<(f64, f64)> {
+        let (mut t0, mut t1) = (0.0f64, 1.0f64);
+        let d = q - p;
+        // the segment against the half space normal . x <= offset; false once empty
+        let mut cut = |normal: &Vector3<f64>, offset: f64| {
+            let (start, rate) = (normal.dot(p) - offset, normal.dot(&d));
+            if rate == 0.0 {
+                if start > 0.0 {
+                    t1 = -1.0;
+                }
+            } else if rate > 0.0 {
+                t1 = t1.min(-start / rate);
+            } else {
+                t0 = t0.max(-start / rate);
+            }
+            t0 <= t1
+        };
+        let axes = [Vector3::x(), Vector3::y(), Vector3::z()];
+        let inside = match self {
+            Solid::Cuboid(h) => (0..3).all(|k| cut(&axes[k], h[k]) && cut(&-axes[k], h[k])),
+            Solid::Hull(c, centre, half) => {
+                // its box first: most edges near a contact miss the hull
+                (0..3).all(|k| {
+                    cut(&axes[k], half[k] + centre[k]) && cut(&-axes[k], half[k] - centre[k])
+                }) && {
+                    let (points, adj, faces) = (c.points(), c.vertices_adj_to_face(), c.faces());
+                    near.each(faces.len(), &mut |f| {
+                        let face = &faces[f];
+                        let on = points[adj[face.first_vertex_or_edge as usize] as usize];
+                        cut(&face.normal, face.normal.dot(&on.coords))
+                    })
+                }
+            }
+            Solid::Plane(n) => cut(n, 0.0),
+        };
+        if !inside {
+            return None;
+        }
+        (t0 <= t1).then_some((t0, t1))
+    }
+
+    /// Whether the point `x` (own frame) is inside (on the boundary counts).
+    /// For a hull, only the faces of `near` (the point is on the overlap's side).
+    fn contains(&self, x: &Vector3<f64>, near: &Near) -> bool {
+        match self {
+            Solid::Cuboid(h) => x.x.abs() <= h.x && x.y.abs() <= h.y && x.z.abs() <= h.z,
+            Solid::Hull(c, centre, half) => {
+                let r = x - centre;
+                if (0..3).any(|k| r[k].abs() > half[k]) {
+                    return false;
+                }
+                let (points, adj, faces) = (c.points(), c.vertices_adj_to_face(), c.faces());
+                near.each(faces.len(), &mut |f| {
+                    let face = &faces[f];
+                    let on = points[adj[face.first_vertex_or_edge as usize] as usize];
+                    face.normal.dot(&(x - on.coords)) <= 0.0
+                })
+            }
+            Solid::Plane(n) => n.dot(x) <= 0.0,
+        }
+    }
+}
+
+/// A contact spread over up to four points of the overlap (world frame), each with
+/// its share of the contact (the shares sum to 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Patch {
+    pub len: usize,
+    pub points: [Vector3<f64>; 4],
+    /// Each point's fraction of the contact (they sum to 1).
+    pub shares: [f64; 4],
+}
+
+impl Patch {
+    /// One point carrying the whole contact.
+    pub fn single(p: Vector3<f64>) -> Patch {
+        Patch {
+            len: 1,
+            points: [p, p, p, p],
+            shares: [1.0, 0.0, 0.0, 0.0],
+        }
+    }
+
+    /// The penetration-weighted centre (the shares' centre).
+    pub fn centre(&self) -> Vector3<f64> {
+        (0..self.len).fold(Vector3::zeros(), |c, k| c + self.points[k] * self.shares[k])
+    }
+}
+
+/// Most vertices of one overlap kept for the quadrant pass; beyond, they are
+/// gathered again.
+const KEPT: usize = 32;
+
+/// One part of a patch: the solid at its pose and its vertices' positions along the
+/// normal, each computed once.
+struct Side<'a> {
+    solid: Solid<'a>,
+    iso: Isometry3<f64>,
+    /// x . n (world) of each vertex, for the first [`NEAR_MAX`].
+    along: [f64; NEAR_MAX],
+    count: usize,
+}
+
+impl<'a> Side<'a> {
+    fn new(solid: Solid<'a>, iso: &Isometry3<f64>, n: &Vector3<f64>) -> Side<'a> {
+        let n_own = iso.rotation.inverse_transform_vector(n);
+        let offset = iso.translation.vector.dot(n);
+        let count = solid.vertex_count();
+        let mut along = [0.0; NEAR_MAX];
+        for (k, a) in along.iter_mut().enumerate().take(count) {
+            *a = solid.vertex(k).dot(&n_own) + offset;
+        }
+        Side {
+            solid,
+            iso: *iso,
+            along,
+            count,
+        }
+    }
+
+    /// x . n (world) of vertex `k`.
+    fn along(&self, k: usize, n: &Vector3<f64>) -> f64 {
+        if k < NEAR_MAX {
+            self.along[k]
+        } else {
+            (self.iso * Point3::from(self.solid.vertex(k)))
+                .coords
+                .dot(n)
+        }
+    }
+
+    /// Its largest x . n (the smallest with `max` false); a plane's level along its
+    /// normal (it reaches infinitely far inwards).
+    fn extreme(&self, n: &Vector3<f64>, max: bool) -> f64 {
+        if let Solid::Plane(_) = self.solid {
+            return self.iso.translation.vector.dot(n);
+        }
+        let sign = if max { 1.0 } else { -1.0 };
+        let best = (0..self.count)
+            .map(|k| sign * self.along(k, n))
+            .fold(f64::NEG_INFINITY, f64::max);
+        sign * best
+    }
+}
+
+/// Calls `f(x, weight)` for each vertex x (world) of the overlap of the two parts (a
+/// convex polytope): the vertices of either part inside the other and the points
+/// where an edge of either crosses the other's surface, weighted by the depth along
+/// `n` (world): past 2's lowest level `bottom2` for a point of 1, short of 1's highest
+/// `top1` for one of 2. `restrict`: test only a hull's [`Near`] faces.
+fn overlap_vertices(
+    a: &Side,
+    b: &Side,
+    n: &Vector3<f64>,
+    bottom2: f64,
+    top1: f64,
+    restrict: bool,
+    f: &mut dyn FnMut(Vector3<f64>, f64),
+) {
+    let depth1 = |along: f64| along - bottom2;
+    let depth2 = |along: f64| top1 - along;
+    // the overlap is on 1's side of 2's far level and the reverse: the faces of each
+    // reaching there bound it
+    let (near1, near2) = if restrict {
+        (Near::of(a, &depth1), Near::of(b, &depth2))
+    } else {
+        (Near::ALL, Near::ALL)
+    };
+    gather(a, b, n, &near2, depth1, f);
+    gather(b, a, n, &near1, depth2, f);
+}
+
+/// The points of `inner` inside `outer` (see [`overlap_vertices`]), by their depth
+/// `depth(x . n)`.
+fn gather(
+    inner: &Side,
+    outer: &Side,
+    n: &Vector3<f64>,
+    near: &Near,
+    depth: impl Fn(f64) -> f64,
+    f: &mut dyn FnMut(Vector3<f64>, f64),
+) {
+    let rel = outer.iso.inv_mul(&inner.iso);
+    for k in 0..inner.count {
+        // only a vertex past the other's extreme plane can be inside it
+        let d = depth(inner.along(k, n));
+        if d > 0.0 {
+            let x = inner.solid.vertex(k);
+            if outer.solid.contains(&(rel * Point3::from(x)).coords, near) {
+                f((inner.iso * Point3::from(x)).coords, d);
+            }
+        }
+    }
+    // where an edge crosses the other's surface (its ends inside are vertices)
+    inner.solid.for_each_edge(|i, j| {
+        let (di, dj) = (depth(inner.along(i, n)), depth(inner.along(j, n)));
+        if di <= 0.0 && dj <= 0.0 {
+            return;
+        }
+        let (x, y) = (inner.solid.vertex(i), inner.solid.vertex(j));
+        let (px, py) = (
+            (rel * Point3::from(x)).coords,
+            (rel * Point3::from(y)).coords,
+        );
+        if let Some((t0, t1)) = outer.solid.clip(&px, &py, near) {
+            for t in [t0, t1] {
+                let d = di + t * (dj - di);
+                if t > 0.0 && t < 1.0 && d > 0.0 {
+                    f((inner.iso * Point3::from(x + (y - x) * t)).coords, d);
+                }
+            }
+        }
+    });
+}
+
+/// The contact patch of convex parts `s1` at `iso1` and `s2` at `iso2` touching with
+/// unit normal `n` (world, from 1 towards 2): the vertices of their overlap (each
+/// part's vertices inside the other, each part's edges crossing the other's surface),
+/// each weighted by d^1.5 (d: its depth in the overlap), gathered
+/// into at most four points (the quadrants of the tangent plane around their weighted
+/// centre, each point its quadrant's weighted centre, its share the quadrant's weight),
+/// placed midway through the overlap along `n`. The shares' centre is the weighted
+/// centre of all the vertices (see the module's documentation). `None` when a part is not flat-faced (a
+/// ball, a cylinder: their points are placed by their own rules) or the overlap has
+/// no vertex of depth above zero.
+pub fn patch(
+    s1: &dyn Shape,
+    iso1: &Isometry3<f64>,
+    s2: &dyn Shape,
+    iso2: &Isometry3<f64>,
+    n: &Vector3<f64>,
+) -> Option<Patch> {
+    patch_with(s1, iso1, s2, iso2, n, true)
+}
+
+/// [`patch`]; `restrict`: test a hull's [`Near`] faces only (else all of them).
+fn patch_with(
+    s1: &dyn Shape,
+    iso1: &Isometry3<f64>,
+    s2: &dyn Shape,
+    iso2: &Isometry3<f64>,
+    n: &Vector3<f64>,
+    restrict: bool,
+) -> Option<Patch> {
+    let (a, b) = (Solid::of(s1)?, Solid::of(s2)?);
+    let (a, b) = (Side::new(a, iso1, n), Side::new(b, iso2, n));
+    // the overlap along n: from 2's lowest point to 1's highest
+    let top1 = a.extreme(n, true);
+    let bottom2 = b.extreme(n, false);
+    let mut sum = Vector3::zeros();
+    let mut weight = 0.0;
+    let mut kept = [(Vector3::zeros(), 0.0); KEPT];
+    let mut count = 0;
+    // each vertex weighted as a contact of eq. (1) at its depth would be, d^1.5
+    overlap_vertices(&a, &b, n, bottom2, top1, restrict, &mut |x, d| {
+        let d = d * d.sqrt();
+        sum += x * d;
+        weight += d;
+        if count < KEPT {
+            kept[count] = (x, d);
+        }
+        count += 1;
+    });
+    if !(weight > 0.0) {
+        return None;
+    }
+    let centre = sum / weight;
+    // the quadrants around the centre in the tangent plane
+    let t1 = n
+        .cross(&if n.x.abs() < 0.6 {
+            Vector3::x()
+        } else {
+            Vector3::y()
+        })
+        .normalize();
+    let t2 = n.cross(&t1);
+    let mut sums = [Vector3::zeros(); 4];
+    let mut weights = [0.0; 4];
+    let mut bin = |x: Vector3<f64>, d: f64| {
+        let r = x - centre;
+        let q = usize::from(r.dot(&t1) >= 0.0) + 2 * usize::from(r.dot(&t2) >= 0.0);
+        sums[q] += x * d;
+        weights[q] += d;
+    };
+    if count <= KEPT {
+        kept[..count].iter().for_each(|&(x, d)| bin(x, d));
+    } else {
+        overlap_vertices(&a, &b, n, bottom2, top1, restrict, &mut |x, d| {
+            bin(x, d * d.sqrt())
+        });
+    }
+    let level = 0.5 * (top1 + bottom2);
+    let mut out = Patch::single(centre);
+    out.len = 0;
+
+    let total: f64 = weights.iter().sum();
+    for q in 0..4 {
+        if weights[q] > 0.0 {
+            let c = sums[q] / weights[q];
+            out.points[out.len] = c + n * (level - c.dot(n));
+            out.shares[out.len] = weights[q] / total;
+            out.len += 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::UnitQuaternion;
+    use parry3d_f64::shape::{Cuboid, HalfSpace};
+
+    fn cube_hull(half: f64) -> ConvexPolyhedron {
+        let c = Cuboid::new(Vector3::repeat(half));
+        let (pts, idx) = c.to_trimesh();
+        ConvexPolyhedron::from_convex_mesh(pts, &idx).unwrap()
+    }
+
+    #[test]
+    fn a_hull_flat_on_a_box_acts_at_the_centre_and_a_tilt_moves_the_point_continuously() {
+        let hull = cube_hull(0.05);
+        let ground = Cuboid::new(Vector3::new(1.0, 1.0, 0.1));
+        let g_iso = Isometry3::translation(0.0, 0.0, -0.1);
+        let n = Vector3::z();
+        // flat, 1e-4 m into the ground, off the box's centre
+        let flat = Isometry3::translation(0.3, 0.2, 0.05 - 1e-4);
+        let four = patch(&ground, &g_iso, &hull, &flat, &n).unwrap();
+        let p = four.centre();
+        assert!((p - Vector3::new(0.3, 0.2, -0.5e-4)).norm() < 1e-12, "{p}");
+        // its four bottom corners, a quarter each
+        assert_eq!(four.len, 4);
+        for k in 0..4 {
+            let r = four.points[k] - p;
+            assert!((four.shares[k] - 0.25).abs() < 1e-12);
+            assert!((r.x.abs() - 0.05).abs() < 1e-12 && (r.y.abs() - 0.05).abs() < 1e-12);
+        }
+        // tilted about y by small angles: the point moves monotonically towards the
+        // lower edge (the +x side goes down for a positive turn about y), without a jump
+        let mut last = p.x;
+        for k in 1..=20 {
+            let angle = k as f64 * 1e-4;
+            let rot = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), angle);
+            let iso = Isometry3::from_parts(flat.translation, rot);
+            let q = patch(&ground, &g_iso, &hull, &iso, &n).unwrap().centre();
+            assert!(
+                q.x >= last - 1e-12 && q.x - last < 0.02,
+                "{k}: {} after {last}",
+                q.x
+            );
+            last = q.x;
+        }
+        // once only one edge is inside, the point is on that edge
+        assert!((last - 0.35).abs() < 1e-3, "{last}");
+    }
+
+    #[test]
+    fn the_faces_near_the_overlap_give_the_patch_of_all_faces() {
+        // random rocks (hulls of 40 points on a bumpy ellipsoid) pressed into each
+        // other and into boxes along random normals
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut rock = |rnd: &mut dyn FnMut() -> f64| {
+            let pts: Vec<Point3<f64>> = (0..40)
+                .map(|_| {
+                    let v = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
+                    Point3::from(
+                        v.component_mul(&Vector3::new(0.06, 0.05, 0.03)) * (0.8 + 0.4 * rnd()),
+                    )
+                })
+                .collect();
+            ConvexPolyhedron::from_convex_hull(&pts).unwrap()
+        };
+        let cell = Cuboid::new(Vector3::new(0.05, 0.05, 0.2));
+        let (mut compared, mut points) = (0, 0);
+        for k in 0..300 {
+            let a = rock(&mut rnd);
+            let b = rock(&mut rnd);
+            let turn = |rnd: &mut dyn FnMut() -> f64| {
+                UnitQuaternion::from_euler_angles(6.0 * rnd(), 6.0 * rnd(), 6.0 * rnd())
+            };
+            let n = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
+            let ia = Isometry3::from_parts(nalgebra::Translation3::identity(), turn(&mut rnd));
+            let ib0 = Isometry3::from_parts(nalgebra::Translation3::identity(), turn(&mut rnd));
+            // b placed along n just touching a, then pushed 0.1-2 mm into it
+            let top = a
+                .points()
+                .iter()
+                .map(|p| (ia * p).coords.dot(&n))
+                .fold(f64::MIN, f64::max);
+            let bottom = b
+                .points()
+                .iter()
+                .map(|p| (ib0 * p).coords.dot(&n))
+                .fold(f64::MAX, f64::min);
+            let push = 1e-4 + 2e-3 * rnd();
+            let side = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * 0.02;
+            let shift = n * (top - bottom - push) + (side - n * side.dot(&n));
+            let ib = Isometry3::from_parts(shift.into(), ib0.rotation);
+            let pairs: [(&dyn Shape, &dyn Shape); 2] = if k % 2 == 0 {
+                [(&a, &b), (&b, &a)]
+            } else {
+                [(&cell, &b), (&a, &cell)]
+            };
+            for (s1, s2) in pairs {
+                let near = patch_with(s1, &ia, s2, &ib, &n, true);
+                let all = patch_with(s1, &ia, s2, &ib, &n, false);
+                assert_eq!(near.map(|p| p.len), all.map(|p| p.len), "case {k}");
+                if let (Some(x), Some(y)) = (near, all) {
+                    compared += 1;
+                    points += x.len;
+                    for j in 0..x.len {
+                        assert!((x.points[j] - y.points[j]).norm() < 1e-12, "case {k}");
+                        assert!((x.shares[j] - y.shares[j]).abs() < 1e-12, "case {k}");
+                    }
+                }
+            }
+        }
+        assert!(
+            compared > 300 && points > 2 * compared,
+            "{compared} patches, {points} points"
+        );
+    }
+
+    #[test]
+    fn a_bar_across_a_box_acts_at_the_middle_of_their_crossing() {
+        // a 0.3 x 0.02 x 0.02 bar lying across the top of a 0.1 m box, along x, off
+        // centre in y: no vertex of either is inside the other, the overlap's vertices
+        // are where the edges cross
+        let bar = Cuboid::new(Vector3::new(0.15, 0.01, 0.01));
+        let block = cube_hull(0.05);
+        let b_iso = Isometry3::translation(0.0, 0.0, -0.05);
+        let iso = Isometry3::translation(0.02, 0.03, 0.01 - 1e-4);
+        let p = patch(&block, &b_iso, &bar, &iso, &Vector3::z()).unwrap();
+        let c = p.centre();
+        // the crossing is x in [-0.05, 0.05], y in [0.02, 0.04]
+        assert!((c - Vector3::new(0.0, 0.03, -0.5e-4)).norm() < 1e-12, "{c}");
+        assert_eq!(p.len, 4);
+        assert!(p.shares.iter().all(|&s| (s - 0.25).abs() < 1e-12));
+    }
+
+    #[test]
+    fn a_corner_on_a_face_is_its_own_point_and_edge_across_edge_is_where_they_cross() {
+        let hull = cube_hull(0.05);
+        let plane = HalfSpace::new(Vector3::z_axis());
+        // the cube on a corner: (1,1,1) down
+        let rot = UnitQuaternion::rotation_between(&Vector3::new(-1.0, -1.0, -1.0), &-Vector3::z())
+            .unwrap();
+        let drop = 0.05 * 3f64.sqrt() - 1e-4;
+        let iso = Isometry3::from_parts(nalgebra::Translation3::new(0.0, 0.0, drop), rot);
+        let p = patch(&plane, &Isometry3::identity(), &hull, &iso, &Vector3::z())
+            .unwrap()
+            .centre();
+        assert!(p.xy().norm() < 1e-9 && (p.z + 0.5e-4).abs() < 1e-9, "{p}");
+        // two boxes crossing edge on edge: no vertex of either inside the other; the
+        // overlap is a small tetrahedron around the crossing of the two edges
+        let a = Cuboid::new(Vector3::repeat(0.05));
+        let turn_a =
+            UnitQuaternion::from_axis_angle(&Vector3::x_axis(), std::f64::consts::FRAC_PI_4);
+        let turn_b =
+            UnitQuaternion::from_axis_angle(&Vector3::y_axis(), std::f64::consts::FRAC_PI_4);
+        let e = 0.05 * 2f64.sqrt();
+        let ia = Isometry3::from_parts(nalgebra::Translation3::identity(), turn_a);
+        let ib = Isometry3::from_parts(
+            nalgebra::Translation3::new(0.0, 0.0, 2.0 * e - 1e-4),
+            turn_b,
+        );
+        let p = patch(&a, &ia, &hull, &ib, &Vector3::z()).unwrap().centre();
+        assert!(
+            (p - Vector3::new(0.0, 0.0, e - 0.5e-4)).norm() < 1e-9,
+            "{p}"
+        );
+    }
+}
