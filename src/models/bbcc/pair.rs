@@ -295,10 +295,12 @@ fn convex_wrench(
     };
     // the normal force of each point: its share of eq. (1)
     let mut f_ns = [0.0; 4];
+    let mut v_rels = [Vector3::zeros(); 4];
     let mut f_n_total = 0.0;
     for k in 0..spread.len {
         let (q, share) = (spread.points[k], spread.shares[k]);
         let v_rel = b2.velocity_at(&q) - b1.velocity_at(&q);
+        v_rels[k] = v_rel;
         let depth_rate = -v_rel.dot(&n);
         let mut f_n = share * hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
         if h > 0.0 {
@@ -325,7 +327,7 @@ fn convex_wrench(
     let (mut torque1, mut torque2) = (Vector3::zeros(), Vector3::zeros());
     for k in 0..spread.len {
         let (q, share, f_n) = (spread.points[k], spread.shares[k], f_ns[k]);
-        let v_rel = b2.velocity_at(&q) - b1.velocity_at(&q);
+        let v_rel = v_rels[k];
         let v_t = v_rel - n * v_rel.dot(&n);
         let mut f_t = match law.stiction {
             Some((mu_s, xi)) => friction::bengisu_akay(law.mu, mu_s, xi, f_n, &v_t, law.v_d), // eq. (5)
