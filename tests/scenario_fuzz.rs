@@ -652,6 +652,17 @@ fn what_the_scenario_fuzzer_found_stays_fixed() {
             && e.contains("at most 1e7"),
         "{e}"
     );
+    // seed 26, case 1996 (the cases moved when the pile example's description did):
+    // the rig's carriage at 2e29 m/s carried the SCM wheel 2e26 m in a step; its node
+    // rectangle, saturated at the i32 bounds, overflowed its end (a panic in the step).
+    // Now it steps, off the soil
+    let path = root().join("examples/scm_single_wheel.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["rig"]["vx"] = Value::from(2e29);
+    assert!(matches!(
+        pipeline(&v.to_string(), &root().join("examples")),
+        Outcome::Accepted { stepped: true }
+    ));
     // a body list in a message names the first ten bodies and the count
     let e = checked_example("bbcc_sphere_drop", |v| {
         let b = v["bodies"][0].clone();

@@ -795,8 +795,8 @@ pub fn evaluate(
     let body_rect = Rect {
         i0: (lo.x / ds).ceil() as i32,
         j0: (lo.y / ds).ceil() as i32,
-        nx: ((hi.x / ds).floor() - (lo.x / ds).ceil()) as i32 + 1,
-        ny: ((hi.y / ds).floor() - (lo.y / ds).ceil()) as i32 + 1,
+        nx: (((hi.x / ds).floor() - (lo.x / ds).ceil()) as i32).saturating_add(1),
+        ny: (((hi.y / ds).floor() - (lo.y / ds).ceil()) as i32).saturating_add(1),
     }
     .intersect(&grid.extent);
     if body_rect.is_empty() || !lo.z.is_finite() {
