@@ -248,9 +248,10 @@ def pile_scene(cli, tmp):
         "The pile collection is paired with itself. Viscous contact forces semi-implicit "
         "(bbcc.semi_implicit), stable at the 0.5 ms model step (1 ms: non-finite at 0.2 s; explicit: "
         "0.1 ms). The rocks come to rest with bbcc.stick (a tangential stick spring beside the paper's "
-        "friction, which creeps under any tangential load) and the contact patch it implies (a flat "
-        "contact spread over its overlap's vertices); the default impact-velocity floor damps resting "
-        "contacts. Short default run for CI; the full scene runs in `cargo bench --bench bbcc_scenes` "
+        "friction, which creeps under any tangential load) and what it implies: the contact patch (a "
+        "flat contact spread over its overlap's vertices) and bbcc.reimpact (each new compression of a "
+        "lasting contact damped as an impact at its own speed, at least the default impact-velocity "
+        "floor, so a rock that landed fast does not rock on). Short default run for CI; the full scene runs in `cargo bench --bench bbcc_scenes` "
         "(docs/bbcc-at-scale.md). Written by examples/bbcc_scenes.py.",
         0.2, 5e-4)
     d["terrain"] = {"surface": {"type": "flat", "height": round(floor, 6)}, "material": STIFF}

@@ -212,6 +212,9 @@ pub struct Bbcc {
     contact_patch: bool,
     /// `bbcc.stick`: a tangential stick spring beside the friction.
     stick: bool,
+    /// `bbcc.reimpact` (or `stick`): each new compression of a lasting contact is an
+    /// impact for eq. (2).
+    reimpact: bool,
     /// Per body, with `semi_implicit`: its inverse mass and inertia shared among the
     /// contacts it may have in this evaluation (work buffer).
     inv_mass: Vec<InvMass>,
@@ -410,6 +413,8 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         // vertices: it implies the patch
         contact_patch: s.bbcc.as_ref().is_some_and(|b| b.contact_patch || b.stick),
         stick: s.bbcc.as_ref().is_some_and(|b| b.stick),
+        // resting contacts need their rocking damped: the stick spring implies it
+        reimpact: s.bbcc.as_ref().is_some_and(|b| b.reimpact || b.stick),
         inv_mass: vec![InvMass::ZERO; n],
         share: vec![0; n],
     }))
@@ -462,6 +467,7 @@ impl Bbcc {
                 stiction: None,
                 v_d: 1.0,
                 impact_velocity_min: 1.0,
+                reimpact: false,
                 implicit_step: 0.0,
                 patch: false,
                 stick: None,
@@ -491,6 +497,7 @@ impl Bbcc {
             stiction,
             v_d: w.real(bb.v_d),
             impact_velocity_min: w.real(bb.impact_velocity_min),
+            reimpact: self.reimpact,
             implicit_step: if self.semi_implicit {
                 w.real(w.model_step_vr)
             } else {
@@ -655,6 +662,7 @@ impl Bbcc {
                         mu: law.mu,
                         v_d: law.v_d,
                         impact_velocity_min: law.impact_velocity_min,
+                        reimpact: law.reimpact,
                     };
                     let c = sphere_on_surface(
                         &body,

@@ -537,7 +537,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 11) as f64 / (1u64 << 53) as f64
         };
-        let mut rock = |rnd: &mut dyn FnMut() -> f64| {
+        let rock = |rnd: &mut dyn FnMut() -> f64| {
             let pts: Vec<Point3<f64>> = (0..40)
                 .map(|_| {
                     let v = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();

@@ -54,6 +54,35 @@ pub struct ContactMemory {
     /// With `bbcc.stick`: the simulated time of the state `slip` belongs to, s.
     #[serde(default)]
     pub time: f64,
+    /// The penetration was decreasing at the last evaluation (the contact rebounding):
+    /// with `bbcc.reimpact`, growing again starts a new impact.
+    #[serde(default)]
+    pub receding: bool,
+}
+
+impl ContactMemory {
+    /// The memory of a contact touching now with penetration rate `depth_rate` (m/s,
+    /// > 0 approaching), from the memory of the last evaluation: the impact velocity
+    /// of eq. (2) is the penetration rate when the contact starts, floored at
+    /// `impact_velocity_min` (m/s), and kept while it lasts (Buse 2023, eq. (2): "prior
+    /// to contact"). With `reimpact` (`bbcc.reimpact`) a lasting contact whose
+    /// penetration, having decreased, grows again starts a new impact: each
+    /// compression is damped for its own velocity, as eq. (2) damps one impact for a
+    /// restitution zeta. The slip of `bbcc.stick` is the caller's.
+    pub fn touching(&self, depth_rate: f64, impact_velocity_min: f64, reimpact: bool) -> Self {
+        let again = reimpact && self.receding && depth_rate > 0.0;
+        ContactMemory {
+            in_contact: true,
+            impact_velocity: if self.in_contact && !again {
+                self.impact_velocity
+            } else {
+                depth_rate.max(impact_velocity_min)
+            },
+            receding: depth_rate < 0.0,
+            slip: [0.0; 3],
+            time: 0.0,
+        }
+    }
 }
 
 /// Harmonic mean `2 a b / (a + b)`, how BBCC combines restitution and friction of two
@@ -63,5 +92,37 @@ pub fn harmonic_mean(a: f64, b: f64) -> f64 {
         0.0
     } else {
         2.0 * a * b / (a + b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ContactMemory;
+
+    #[test]
+    fn the_impact_velocity_is_kept_while_a_contact_lasts_unless_it_compresses_again() {
+        let start = ContactMemory::default().touching(2.0, 0.01, true);
+        assert_eq!((start.impact_velocity, start.receding), (2.0, false));
+        // a contact starting at rest takes the floor
+        assert_eq!(
+            ContactMemory::default()
+                .touching(0.0, 0.01, false)
+                .impact_velocity,
+            0.01
+        );
+        // compressing, then rebounding: the landing's velocity either way
+        let rebounding = start.touching(-0.5, 0.01, true);
+        assert_eq!(
+            (rebounding.impact_velocity, rebounding.receding),
+            (2.0, true)
+        );
+        // compressing again: a new impact with `reimpact`, the paper's without
+        let again = rebounding.touching(0.003, 0.01, true);
+        assert_eq!((again.impact_velocity, again.receding), (0.01, false));
+        let paper = rebounding.touching(0.3, 0.01, false);
+        assert_eq!(paper.impact_velocity, 2.0);
+        assert_eq!(rebounding.touching(0.3, 0.01, true).impact_velocity, 0.3);
+        // the new impact is kept through its own compression
+        assert_eq!(again.touching(0.5, 0.01, true).impact_velocity, 0.01);
     }
 }

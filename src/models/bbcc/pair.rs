@@ -37,6 +37,9 @@ pub struct PairLaw {
     pub v_d: f64,
     /// Floor of the impact velocity in eq. (2), m/s.
     pub impact_velocity_min: f64,
+    /// `bbcc.reimpact`: each new compression of a lasting contact is an impact for
+    /// eq. (2) ([`ContactMemory::touching`]).
+    pub reimpact: bool,
     /// Model step h, s, when the viscous parts of the contact are taken linearly
     /// implicitly (`bbcc.semi_implicit`); 0: explicitly, as the paper's eq. (1)-(6).
     pub implicit_step: f64,
@@ -269,17 +272,8 @@ fn convex_wrench(
     // velocity of body 2 relative to body 1 at the contact point
     let v_rel = b2.velocity_at(&p) - b1.velocity_at(&p);
     let depth_rate = -v_rel.dot(&n);
-    let impact_velocity = if prior.in_contact {
-        prior.impact_velocity
-    } else {
-        depth_rate.max(law.impact_velocity_min)
-    };
-    let mut memory = ContactMemory {
-        in_contact: true,
-        impact_velocity,
-        ..ContactMemory::default()
-    };
-    let d = hunt_crossley::damping(law.zeta, impact_velocity); // eq. (2)
+    let mut memory = prior.touching(depth_rate, law.impact_velocity_min, law.reimpact);
+    let d = hunt_crossley::damping(law.zeta, memory.impact_velocity); // eq. (2)
     let h = law.implicit_step;
     let (o1, o2) = (b1.iso.translation.vector, b2.iso.translation.vector);
     // the point, or with `bbcc.contact_patch` the points of a flat-faced overlap, each
@@ -653,6 +647,7 @@ mod tests {
             stiction: None,
             v_d: 0.01,
             impact_velocity_min: 0.01,
+            reimpact: false,
             implicit_step: 0.0,
             patch: false,
             stick: None,

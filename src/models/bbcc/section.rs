@@ -47,9 +47,20 @@ pub struct BbccSettings {
     /// linearized) times Mindlin's 2 (1 - nu) / (2 - nu); past mu F_N it slides. Bodies
     /// then rest on slopes and in piles (docs/models/bbcc.md). Implies
     /// `contact_patch` (a spring on a point that jumps between a face's vertices would
-    /// pump energy). Off: the paper's friction alone.
+    /// pump energy) and `reimpact` (a rock resting on a lasting contact rocks on it).
+    /// Off: the paper's friction alone.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stick: bool,
+    /// Each new compression of a lasting contact is an impact for the damping of eq.
+    /// (2): when its penetration, having decreased, grows again, the impact velocity is
+    /// taken anew (at least `impact_velocity_min`). Eq. (2) takes it when the contact
+    /// starts and keeps it while the contact lasts, so a rock that landed at 3 m/s
+    /// rests with the damping of a 3 m/s impact, d = 0.5 s/m, which leaves its rocking
+    /// on the ground undamped (docs/models/bbcc.md). Single impacts are the paper's.
+    /// Implied by `stick`. Off: the paper's impact velocity, kept while the contact
+    /// lasts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reimpact: bool,
     /// Pairs that may touch: body names, collection names (`group`), or `"terrain"`.
     /// A pair of collections lets every member of one touch every member of the other;
     /// a collection paired with itself (`["pile", "pile"]`) lets each of its members

@@ -18,6 +18,8 @@ pub struct PairConstants {
     pub v_d: f64,
     /// Lower bound of the impact velocity in eq. (2), m/s.
     pub impact_velocity_min: f64,
+    /// `bbcc.reimpact` ([`ContactMemory::touching`]).
+    pub reimpact: bool,
 }
 
 /// Result of one contact evaluation, world frame.
@@ -61,17 +63,10 @@ pub fn sphere_on_surface(
     let lever = -normal * (radius - 0.5 * depth);
     let v_point = v + w.cross(&lever);
     let depth_rate = -v_point.dot(&normal);
-    let impact_velocity = if memory.in_contact {
-        memory.impact_velocity
-    } else {
-        depth_rate.max(c.impact_velocity_min)
-    };
+    let next = memory.touching(depth_rate, c.impact_velocity_min, c.reimpact);
+    let impact_velocity = next.impact_velocity;
     if advance {
-        *memory = ContactMemory {
-            in_contact: true,
-            impact_velocity,
-            ..ContactMemory::default()
-        };
+        *memory = next;
     }
     let d = hunt_crossley::damping(c.zeta, impact_velocity);
     let f_n = hunt_crossley::normal_force(c.k, d, depth, depth_rate);
@@ -121,6 +116,7 @@ mod tests {
             mu: 0.5,
             v_d: 0.01,
             impact_velocity_min: 0.01,
+            reimpact: false,
         }
     }
 
