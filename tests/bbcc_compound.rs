@@ -319,6 +319,8 @@ fn a_bbcc_state_names_only_contacts_the_pair_rule_allows_and_damaged_ones_are_re
         "stick spring"
     );
     assert!(refused(&|s| s.pairs[1].memory.time = f64::NAN));
+    assert!(refused(&|s| s.step = -1e-3), "the sub-step of the outputs");
+    assert!(refused(&|s| s.step = f64::NAN));
     assert!(
         refused(&|s| s.ground.push(Default::default())),
         "ground slots"

@@ -275,3 +275,43 @@ fn reimpact_leaves_a_single_bounce_as_the_paper_has_it() {
     assert!(paper > 0.1, "bounced: {paper} m/s");
     assert_eq!(paper.to_bits(), again.to_bits(), "{paper} vs {again} m/s");
 }
+
+#[test]
+fn the_implicit_parts_integrate_over_the_sub_step_taken() {
+    // `semi_implicit` (and the stick spring's Euler backward) integrate over the
+    // sub-step: a communication step of 0.25 ms with the model step at 0.5 ms is one
+    // sub-step of 0.25 ms, the same run to the bit as a model step of 0.25 ms (they
+    // were taken over the model step, 0.5 ms, whatever the sub-step)
+    let run = |model_step: f64| {
+        let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
+        let a = 15f64.to_radians();
+        let s = parse_str(
+            &json!({
+                "name": "block", "model_identifier": "block",
+                "default_experiment": {"stop_time": 0.5, "step_size": 0.00025},
+                "model_step": model_step,
+                "terrain": {"surface": {"type": "inclined", "angle": a}, "material": mat},
+                "bodies": [{"name": "block", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
+                    "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
+                        "position": [-0.06 * a.sin(), 0.0, 0.06 * a.cos()],
+                        "orientation": [(a / 2.0).cos(), 0.0, -(a / 2.0).sin(), 0.0]}}],
+                "bbcc": {"semi_implicit": true, "stick": true, "pairs": [["block", "terrain"]]}
+            })
+            .to_string(),
+            "test",
+        )
+        .unwrap();
+        let mut w = World::new(&s, None).unwrap();
+        w.exit_initialization().unwrap();
+        for _ in 0..2000 {
+            w.do_step(0.00025).unwrap();
+        }
+        ["r[1]", "r[3]", "v[1]", "w[2]"].map(|q| world_get(&mut w, &format!("block.{q}")))
+    };
+    let (half, quarter) = (run(0.0005), run(0.00025));
+    assert_eq!(
+        half.map(f64::to_bits),
+        quarter.map(f64::to_bits),
+        "{half:?} vs {quarter:?}"
+    );
+}

@@ -171,8 +171,14 @@ pub struct Bbcc {
     /// end of a step (for the outputs) serves the first sub-step of the next one.
     wrench: Vec<ContactWrench>,
     /// `wrench` holds the contacts of the current state (nothing moved and no input
-    /// changed since).
+    /// changed since), evaluated for a sub-step of `step`.
     fresh: bool,
+    /// The sub-step the last evaluation was for, s (the implicit parts of
+    /// `semi_implicit` integrate over it): the sub-step being taken, or for an
+    /// evaluation between steps (the outputs) the last one taken (the model step
+    /// before any), which the next step's sub-steps likely are; when they are not,
+    /// the first sub-step evaluates again.
+    step: f64,
     /// Each body's parry shape (built at initialization), None for non-BBCC bodies.
     shapes: Vec<Option<SharedShape>>,
     /// R_i of each body when its `contact_length` is 0 (auto): the longest edge.
@@ -259,6 +265,10 @@ struct Candidate {
 pub struct BbccState {
     pub ground: Vec<ContactMemory>,
     pub pairs: Vec<PartContact>,
+    /// The sub-step the last evaluation was for, s (0 before any): the outputs at a
+    /// restored state are evaluated for it, as they were when it was saved.
+    #[serde(default)]
+    pub step: f64,
 }
 
 /// The ground slots of one body as [`pair_wrench`] sees them: touched slots are
@@ -389,6 +399,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         rule,
         wrench: vec![ContactWrench::default(); n],
         fresh: false,
+        step: 0.0,
         shapes: vec![None; n],
         auto_length: vec![0.0; n],
         halfspace: None,
@@ -498,11 +509,7 @@ impl Bbcc {
             v_d: w.real(bb.v_d),
             impact_velocity_min: w.real(bb.impact_velocity_min),
             reimpact: self.reimpact,
-            implicit_step: if self.semi_implicit {
-                w.real(w.model_step_vr)
-            } else {
-                0.0
-            },
+            implicit_step: if self.semi_implicit { self.step } else { 0.0 },
             patch: self.contact_patch,
             // Mindlin's ratio of tangential to normal stiffness, nu of the pair's mean
             stick: self.stick.then(|| {
@@ -966,10 +973,23 @@ impl Model for Bbcc {
 
     fn evaluate(&mut self, w: &mut Frame, dt: f64) {
         let advance = dt > 0.0;
-        // At the current state, unless the last evaluation was of this very state (the
-        // evaluation for the outputs at the end of a step serves the next sub-step).
-        // The contact memories always advance: the next sub-step would record the same.
-        if !(advance && self.fresh) {
+        // the sub-step: the model step when they agree to rounding (a communication
+        // step of 1 ms in sub-steps of 1e-4 s gives 1e-3 / 10, not quite 1e-4); between
+        // steps, the last one's (the next step's sub-steps are likely the same)
+        let model_step = w.real(w.model_step_vr);
+        let step = if !advance && self.step > 0.0 {
+            self.step
+        } else if advance && (dt - model_step).abs() > 1e-9 * model_step {
+            dt
+        } else {
+            model_step
+        };
+        // At the current state, unless the last evaluation was of this very state for
+        // this sub-step (the evaluation for the outputs at the end of a step serves the
+        // next sub-step). The contact memories always advance: the next sub-step would
+        // record the same.
+        if !(advance && self.fresh && step == self.step) {
+            self.step = step;
             for c in self.wrench.iter_mut() {
                 *c = ContactWrench::default();
             }
@@ -1002,6 +1022,7 @@ impl Model for Bbcc {
         Some(ModelState::new(BbccState {
             ground: self.memory.clone(),
             pairs: self.pair_memory.clone(),
+            step: self.step,
         }))
     }
 
@@ -1010,6 +1031,7 @@ impl Model for Bbcc {
             Some(t) => {
                 t.ground.clone_from(&self.memory);
                 t.pairs.clone_from(&self.pair_memory);
+                t.step = self.step;
             }
             None => *target = self.save().expect("BBCC has a state"),
         }
@@ -1025,7 +1047,7 @@ impl Model for Bbcc {
         let Some(st) = state.and_then(|s| s.get::<BbccState>()) else {
             return Err(foreign().into());
         };
-        if st.ground.len() != self.memory.len() {
+        if st.ground.len() != self.memory.len() || !(st.step.is_finite() && st.step >= 0.0) {
             return Err(foreign().into());
         }
         // the body pairs' contacts: pairs the rule allows, part pairs they have, in
@@ -1056,6 +1078,7 @@ impl Model for Bbcc {
         if let Some(st) = state.get::<BbccState>() {
             self.memory.clone_from(&st.ground);
             self.pair_memory.clone_from(&st.pairs);
+            self.step = st.step;
         }
         self.fresh = false;
         self.active_known = false;

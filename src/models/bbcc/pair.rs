@@ -40,7 +40,7 @@ pub struct PairLaw {
     /// `bbcc.reimpact`: each new compression of a lasting contact is an impact for
     /// eq. (2) ([`ContactMemory::touching`]).
     pub reimpact: bool,
-    /// Model step h, s, when the viscous parts of the contact are taken linearly
+    /// The sub-step h, s, when the viscous parts of the contact are taken linearly
     /// implicitly (`bbcc.semi_implicit`); 0: explicitly, as the paper's eq. (1)-(6).
     pub implicit_step: f64,
     /// Spread a contact of flat-faced parts over its overlap's vertices
@@ -379,7 +379,7 @@ fn convex_wrench(
 /// (Cundall and Strack's discrete-element spring); its stiffness is the normal
 /// contact's, eq. (1) linearized (1.5 k delta^0.5), times `ratio` (Mindlin's
 /// 2 (1 - nu) / (2 - nu)). Past Coulomb's bound mu F_N the spring slides: its
-/// elongation is held at the bound. With `bbcc.semi_implicit` (model step h) the spring
+/// elongation is held at the bound. With `bbcc.semi_implicit` (sub-step h) the spring
 /// is taken linearly implicitly on the bodies' effective inverse mass at the centre
 /// (`inv_at`): -k_t (s + h v_t) / (1 + k_t h^2 m^-1), stable at any step, where the
 /// explicit spring on a light rock's far corner is not (measured: a pile went
@@ -410,7 +410,7 @@ fn stick_spring(
     let v_t = v_rel - n * v_rel.dot(n);
     slip += v_t * dt;
     let k_t = ratio * 1.5 * law.k * depth.max(0.0).sqrt();
-    // Euler backward over the model step h: the stretch at the step's end, on the
+    // Euler backward over the sub-step h: the stretch at the step's end, on the
     // effective mass along it (explicit: h = 0)
     let h = law.implicit_step;
     let ahead = slip + v_t * h;

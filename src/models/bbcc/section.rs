@@ -24,7 +24,8 @@ pub struct BbccSettings {
     pub impact_velocity_min: f64,
     /// Take the viscous parts of every contact (the damping of eq. (1)-(2), the
     /// friction of eq. (4)/(5), the spin torque of eq. (6)) linearly implicitly over
-    /// the model step, on each free body's mass and inertia shared among its contacts
+    /// the sub-step (the model step, or shorter where the communication step is not a
+    /// multiple of it), on each free body's mass and inertia shared among its contacts
     /// (those of the last evaluation): they never reverse a relative velocity within a
     /// step, so light bodies on stiff contacts stay stable at longer model steps
     /// (measured in docs/bbcc-at-scale.md). The elastic part stays explicit. Off: the
