@@ -12,6 +12,14 @@ use contact_fmu::scenario::parse_str;
 use serde_json::json;
 
 const G: f64 = 9.81;
+
+/// The world of scenario `v`, initialized.
+fn started(v: serde_json::Value) -> World {
+    let s = parse_str(&v.to_string(), "test").unwrap();
+    let mut w = World::new(&s, None).unwrap();
+    w.exit_initialization().unwrap();
+    w
+}
 const MU: f64 = 0.6;
 
 /// A 10 cm cube of 1 kg (E = 1e8 Pa, mu = 0.6: friction angle 31 deg) placed on the
@@ -23,25 +31,18 @@ fn block_on_slope(deg: f64, stick: bool, patch: bool) -> (f64, f64, f64) {
     let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
     // the cube's underside on the plane z = x tan(a) (its x axis along the slope)
     let up = 0.05 - 2e-5;
-    let s = parse_str(
-        &json!({
-            "name": "block", "model_identifier": "block",
-            "default_experiment": {"stop_time": 2.0, "step_size": 0.001},
-            "model_step": 5e-4,
-            "terrain": {"surface": {"type": "inclined", "angle": a}, "material": mat},
-            "bodies": [{"name": "block", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
-                "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
-                    "position": [-up * a.sin(), 0.0, up * a.cos()],
-                    "orientation": [(a / 2.0).cos(), 0.0, -(a / 2.0).sin(), 0.0]}}],
-            "bbcc": {"semi_implicit": true, "stick": stick, "contact_patch": patch,
-                "pairs": [["block", "terrain"]]}
-        })
-        .to_string(),
-        "test",
-    )
-    .unwrap();
-    let mut w = World::new(&s, None).unwrap();
-    w.exit_initialization().unwrap();
+    let mut w = started(json!({
+        "name": "block", "model_identifier": "block",
+        "default_experiment": {"stop_time": 2.0, "step_size": 0.001},
+        "model_step": 5e-4,
+        "terrain": {"surface": {"type": "inclined", "angle": a}, "material": mat},
+        "bodies": [{"name": "block", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
+            "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
+                "position": [-up * a.sin(), 0.0, up * a.cos()],
+                "orientation": [(a / 2.0).cos(), 0.0, -(a / 2.0).sin(), 0.0]}}],
+        "bbcc": {"semi_implicit": true, "stick": stick, "contact_patch": patch,
+            "pairs": [["block", "terrain"]]}
+    }));
     // down the slope: -(cos a, 0, sin a)
     let down = |w: &mut World, q: &str| {
         -(world_get(w, &format!("block.{q}[1]")) * a.cos()
@@ -116,26 +117,19 @@ fn rocking_block(patch: bool, impact_velocity_min: f64) -> (f64, f64, f64) {
         tz.sin() * tx.sin(),
         tz.sin() * tx.cos(),
     ];
-    let s = parse_str(
-        &json!({
-            "name": "rock", "model_identifier": "rock",
-            "default_experiment": {"stop_time": 3.0, "step_size": 0.001},
-            "model_step": 5e-4,
-            "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
-            "bodies": [
-                {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
-                 "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
-                {"name": "rock", "material": mat, "shape": {"type": "cuboid", "size": [0.12, 0.1, 0.06]},
-                 "motion": {"type": "free", "mass": 1.9, "position": [0.0, 0.0, 0.037], "orientation": q}}],
-            "bbcc": {"semi_implicit": true, "contact_patch": patch,
-                "impact_velocity_min": impact_velocity_min, "pairs": [["rock", "slab"]]}
-        })
-        .to_string(),
-        "test",
-    )
-    .unwrap();
-    let mut w = World::new(&s, None).unwrap();
-    w.exit_initialization().unwrap();
+    let mut w = started(json!({
+        "name": "rock", "model_identifier": "rock",
+        "default_experiment": {"stop_time": 3.0, "step_size": 0.001},
+        "model_step": 5e-4,
+        "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
+        "bodies": [
+            {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
+             "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
+            {"name": "rock", "material": mat, "shape": {"type": "cuboid", "size": [0.12, 0.1, 0.06]},
+             "motion": {"type": "free", "mass": 1.9, "position": [0.0, 0.0, 0.037], "orientation": q}}],
+        "bbcc": {"semi_implicit": true, "contact_patch": patch,
+            "impact_velocity_min": impact_velocity_min, "pairs": [["rock", "slab"]]}
+    }));
     for _ in 0..2000 {
         w.do_step(1e-3).unwrap();
     }
@@ -178,30 +172,23 @@ fn a_patch_contact_brings_a_block_landing_on_its_edge_to_rest_on_its_face() {
 fn dropped_rock(drop: f64, stick: bool, reimpact: bool) -> [f64; 4] {
     let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
     let (mass, inertia) = (0.920408, [0.0005443587, 0.000942392, 0.0008622755]);
-    let s = parse_str(
-        &json!({
-            "name": "rock", "model_identifier": "rock",
-            "default_experiment": {"stop_time": 4.0, "step_size": 0.001},
-            "model_step": 5e-4,
-            "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
-            "bodies": [
-                {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
-                 "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
-                {"name": "rock", "material": mat, "shape": {"type": "generated", "asset": {"kind": "rock",
-                    "params": {"method": "noise", "dimensions": [0.119598, 0.074733, 0.082472],
-                        "shape_roughness": 0.3, "surface_roughness": 0.1, "detail": 1, "seed": 50002}}},
-                 "motion": {"type": "free", "mass": mass, "inertia": inertia,
-                    "position": [0.0, 0.0, 0.06 + drop],
-                    "orientation": [0.727788677, 0.367801806, -0.578788854, -0.006995403]}}],
-            "bbcc": {"semi_implicit": true, "contact_patch": true, "stick": stick,
-                "reimpact": reimpact, "pairs": [["rock", "slab"]]}
-        })
-        .to_string(),
-        "test",
-    )
-    .unwrap();
-    let mut w = World::new(&s, None).unwrap();
-    w.exit_initialization().unwrap();
+    let mut w = started(json!({
+        "name": "rock", "model_identifier": "rock",
+        "default_experiment": {"stop_time": 4.0, "step_size": 0.001},
+        "model_step": 5e-4,
+        "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
+        "bodies": [
+            {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
+             "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
+            {"name": "rock", "material": mat, "shape": {"type": "generated", "asset": {"kind": "rock",
+                "params": {"method": "noise", "dimensions": [0.119598, 0.074733, 0.082472],
+                    "shape_roughness": 0.3, "surface_roughness": 0.1, "detail": 1, "seed": 50002}}},
+             "motion": {"type": "free", "mass": mass, "inertia": inertia,
+                "position": [0.0, 0.0, 0.06 + drop],
+                "orientation": [0.727788677, 0.367801806, -0.578788854, -0.006995403]}}],
+        "bbcc": {"semi_implicit": true, "contact_patch": true, "stick": stick,
+            "reimpact": reimpact, "pairs": [["rock", "slab"]]}
+    }));
     let mut ke = [0.0; 4];
     for e in ke.iter_mut() {
         for _ in 0..1000 {
@@ -246,24 +233,17 @@ fn reimpact_leaves_a_single_bounce_as_the_paper_has_it() {
     // the rocking)
     let at = |reimpact: bool| {
         let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
-        let s = parse_str(
-            &json!({
-                "name": "cube", "model_identifier": "cube",
-                "default_experiment": {"stop_time": 0.2, "step_size": 0.001},
-                "model_step": 5e-4,
-                "terrain": {"surface": {"type": "flat", "height": 0.0}, "material": mat},
-                "bodies": [{"name": "cube", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
-                    "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
-                        "position": [0.0, 0.0, 0.1]}}],
-                "bbcc": {"semi_implicit": true, "contact_patch": true, "reimpact": reimpact,
-                    "pairs": [["cube", "terrain"]]}
-            })
-            .to_string(),
-            "test",
-        )
-        .unwrap();
-        let mut w = World::new(&s, None).unwrap();
-        w.exit_initialization().unwrap();
+        let mut w = started(json!({
+            "name": "cube", "model_identifier": "cube",
+            "default_experiment": {"stop_time": 0.2, "step_size": 0.001},
+            "model_step": 5e-4,
+            "terrain": {"surface": {"type": "flat", "height": 0.0}, "material": mat},
+            "bodies": [{"name": "cube", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
+                "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
+                    "position": [0.0, 0.0, 0.1]}}],
+            "bbcc": {"semi_implicit": true, "contact_patch": true, "reimpact": reimpact,
+                "pairs": [["cube", "terrain"]]}
+        }));
         // lands at 0.101 s (1 m/s), in flight again at 0.13 s
         for _ in 0..130 {
             w.do_step(1e-3).unwrap();
@@ -285,24 +265,17 @@ fn the_implicit_parts_integrate_over_the_sub_step_taken() {
     let run = |model_step: f64| {
         let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
         let a = 15f64.to_radians();
-        let s = parse_str(
-            &json!({
-                "name": "block", "model_identifier": "block",
-                "default_experiment": {"stop_time": 0.5, "step_size": 0.00025},
-                "model_step": model_step,
-                "terrain": {"surface": {"type": "inclined", "angle": a}, "material": mat},
-                "bodies": [{"name": "block", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
-                    "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
-                        "position": [-0.06 * a.sin(), 0.0, 0.06 * a.cos()],
-                        "orientation": [(a / 2.0).cos(), 0.0, -(a / 2.0).sin(), 0.0]}}],
-                "bbcc": {"semi_implicit": true, "stick": true, "pairs": [["block", "terrain"]]}
-            })
-            .to_string(),
-            "test",
-        )
-        .unwrap();
-        let mut w = World::new(&s, None).unwrap();
-        w.exit_initialization().unwrap();
+        let mut w = started(json!({
+            "name": "block", "model_identifier": "block",
+            "default_experiment": {"stop_time": 0.5, "step_size": 0.00025},
+            "model_step": model_step,
+            "terrain": {"surface": {"type": "inclined", "angle": a}, "material": mat},
+            "bodies": [{"name": "block", "material": mat, "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
+                "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
+                    "position": [-0.06 * a.sin(), 0.0, 0.06 * a.cos()],
+                    "orientation": [(a / 2.0).cos(), 0.0, -(a / 2.0).sin(), 0.0]}}],
+            "bbcc": {"semi_implicit": true, "stick": true, "pairs": [["block", "terrain"]]}
+        }));
         for _ in 0..2000 {
             w.do_step(0.00025).unwrap();
         }
