@@ -13,6 +13,32 @@ use serde_json::json;
 
 const G: f64 = 9.81;
 
+/// A body `rock` of `shape` and `motion` over a fixed 1 m x 1 m x 0.1 m cuboid slab
+/// (its top at z = 0), semi-implicit at 0.5 ms, with the `bbcc` fields of `bbcc`
+/// besides; initialized.
+fn rock_on_slab(
+    shape: serde_json::Value,
+    motion: serde_json::Value,
+    bbcc: serde_json::Value,
+) -> World {
+    let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
+    let mut section = json!({"semi_implicit": true, "pairs": [["rock", "slab"]]});
+    for (k, v) in bbcc.as_object().unwrap() {
+        section[k] = v.clone();
+    }
+    started(json!({
+        "name": "rock", "model_identifier": "rock",
+        "default_experiment": {"stop_time": 4.0, "step_size": 0.001},
+        "model_step": 5e-4,
+        "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
+        "bodies": [
+            {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
+             "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
+            {"name": "rock", "material": mat, "shape": shape, "motion": motion}],
+        "bbcc": section
+    }))
+}
+
 /// The world of scenario `v`, initialized.
 fn started(v: serde_json::Value) -> World {
     let s = parse_str(&v.to_string(), "test").unwrap();
@@ -108,7 +134,6 @@ fn past_the_friction_angle_the_stuck_block_slides_with_coulombs_deceleration() {
 /// rocks onto its face; returns its speed (m/s), its spin rate (rad/s) and the distance
 /// it moved over the last of 3 s (m).
 fn rocking_block(patch: bool, impact_velocity_min: f64) -> (f64, f64, f64) {
-    let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
     let (tz, tx) = (10f64.to_radians() / 2.0, 3f64.to_radians() / 2.0);
     // q = q_z q_x
     let q = [
@@ -117,19 +142,11 @@ fn rocking_block(patch: bool, impact_velocity_min: f64) -> (f64, f64, f64) {
         tz.sin() * tx.sin(),
         tz.sin() * tx.cos(),
     ];
-    let mut w = started(json!({
-        "name": "rock", "model_identifier": "rock",
-        "default_experiment": {"stop_time": 3.0, "step_size": 0.001},
-        "model_step": 5e-4,
-        "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
-        "bodies": [
-            {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
-             "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
-            {"name": "rock", "material": mat, "shape": {"type": "cuboid", "size": [0.12, 0.1, 0.06]},
-             "motion": {"type": "free", "mass": 1.9, "position": [0.0, 0.0, 0.037], "orientation": q}}],
-        "bbcc": {"semi_implicit": true, "contact_patch": patch,
-            "impact_velocity_min": impact_velocity_min, "pairs": [["rock", "slab"]]}
-    }));
+    let mut w = rock_on_slab(
+        json!({"type": "cuboid", "size": [0.12, 0.1, 0.06]}),
+        json!({"type": "free", "mass": 1.9, "position": [0.0, 0.0, 0.037], "orientation": q}),
+        json!({"contact_patch": patch, "impact_velocity_min": impact_velocity_min}),
+    );
     for _ in 0..2000 {
         w.do_step(1e-3).unwrap();
     }
@@ -170,25 +187,16 @@ fn a_patch_contact_brings_a_block_landing_on_its_edge_to_rest_on_its_face() {
 /// onto a cuboid slab with the contact patch, `stick` and `reimpact`; returns its
 /// kinetic energy (J) at the end of each second of 4.
 fn dropped_rock(drop: f64, stick: bool, reimpact: bool) -> [f64; 4] {
-    let mat = json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": MU});
     let (mass, inertia) = (0.920408, [0.0005443587, 0.000942392, 0.0008622755]);
-    let mut w = started(json!({
-        "name": "rock", "model_identifier": "rock",
-        "default_experiment": {"stop_time": 4.0, "step_size": 0.001},
-        "model_step": 5e-4,
-        "terrain": {"surface": {"type": "flat", "height": -1.0}, "material": mat},
-        "bodies": [
-            {"name": "slab", "material": mat, "shape": {"type": "cuboid", "size": [1.0, 1.0, 0.1]},
-             "motion": {"type": "fixed", "position": [0.0, 0.0, -0.05]}},
-            {"name": "rock", "material": mat, "shape": {"type": "generated", "asset": {"kind": "rock",
-                "params": {"method": "noise", "dimensions": [0.119598, 0.074733, 0.082472],
-                    "shape_roughness": 0.3, "surface_roughness": 0.1, "detail": 1, "seed": 50002}}},
-             "motion": {"type": "free", "mass": mass, "inertia": inertia,
-                "position": [0.0, 0.0, 0.06 + drop],
-                "orientation": [0.727788677, 0.367801806, -0.578788854, -0.006995403]}}],
-        "bbcc": {"semi_implicit": true, "contact_patch": true, "stick": stick,
-            "reimpact": reimpact, "pairs": [["rock", "slab"]]}
-    }));
+    let mut w = rock_on_slab(
+        json!({"type": "generated", "asset": {"kind": "rock",
+            "params": {"method": "noise", "dimensions": [0.119598, 0.074733, 0.082472],
+                "shape_roughness": 0.3, "surface_roughness": 0.1, "detail": 1, "seed": 50002}}}),
+        json!({"type": "free", "mass": mass, "inertia": inertia,
+            "position": [0.0, 0.0, 0.06 + drop],
+            "orientation": [0.727788677, 0.367801806, -0.578788854, -0.006995403]}),
+        json!({"contact_patch": true, "stick": stick, "reimpact": reimpact}),
+    );
     let mut ke = [0.0; 4];
     for e in ke.iter_mut() {
         for _ in 0..1000 {

@@ -240,13 +240,7 @@ mod tests {
     fn strips_find_every_overlapping_pair_once_as_a_search_of_all_pairs_does() {
         // 3000 boxes of mixed sizes over a 10 m x 6 m field in two layers, some as wide
         // as the field (a ground grid), some flat, some tall, one missing, one NaN
-        let mut seed = 7u64;
-        let mut r = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut r = super::super::test_random(7);
         let mut boxes: Vec<Option<Aabb>> = (0..3000)
             .map(|k| {
                 let (x, y, z) = (10.0 * r(), 6.0 * r(), 0.3 * r());

@@ -530,13 +530,7 @@ mod tests {
     fn the_faces_near_the_overlap_give_the_patch_of_all_faces() {
         // random rocks (hulls of 40 points on a bumpy ellipsoid) pressed into each
         // other and into boxes along random normals
-        let mut seed = 12345u64;
-        let mut rnd = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = super::super::test_random(12345);
         let rock = |rnd: &mut dyn FnMut() -> f64| {
             let pts: Vec<Point3<f64>> = (0..40)
                 .map(|_| {

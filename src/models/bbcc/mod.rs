@@ -95,6 +95,18 @@ pub fn harmonic_mean(a: f64, b: f64) -> f64 {
     }
 }
 
+/// A small deterministic random generator for tests: uniform in [0, 1) from `seed`
+/// (a 64-bit LCG, its top 53 bits).
+#[cfg(test)]
+pub(crate) fn test_random(mut seed: u64) -> impl FnMut() -> f64 {
+    move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::ContactMemory;
