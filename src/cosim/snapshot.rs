@@ -9,8 +9,9 @@ use super::Dynamic;
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 8] = b"CFMUSTAT";
-/// Bump when [`Dynamic`] changes shape.
-pub const FORMAT_VERSION: u32 = 3;
+/// Bump when [`Dynamic`] changes shape. 4: BBCC's contact memories carry the stick
+/// spring's slip and time and `receding`, its state the sub-step of the outputs.
+pub const FORMAT_VERSION: u32 = 4;
 
 #[derive(Serialize, Deserialize)]
 struct Header {
