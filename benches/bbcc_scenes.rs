@@ -10,6 +10,7 @@
 //! cargo bench --bench bbcc_scenes -- pile --settle 1  # only the first second, timed
 //! cargo bench --bench bbcc_scenes -- --scaling  # 100 to 10,000 spheres in a self-paired raft
 //! cargo bench --bench bbcc_scenes -- --scaling 10000  # one size
+//! cargo bench --bench bbcc_scenes -- --stacks   # 24 stacks of two cubes: do they rest?
 //! ```
 //!
 //! Per scene: contacts per step (pairs of convex parts touching), µs per 1 ms
@@ -148,6 +149,17 @@ fn overrides() -> Vec<(String, serde_json::Value)> {
         .collect()
 }
 
+/// Applies the `--set` overrides to the scenario `v`.
+fn set_overrides(v: &mut serde_json::Value) {
+    for (path, x) in overrides() {
+        let mut at = &mut *v;
+        for key in path.split('.') {
+            at = &mut at[key];
+        }
+        *at = x;
+    }
+}
+
 fn world(scene: &Scene, step: Option<f64>) -> (World, contact_fmu::scenario::Scenario, f64) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let path = dir.join(format!("{}.json", scene.file));
@@ -156,13 +168,7 @@ fn world(scene: &Scene, step: Option<f64>) -> (World, contact_fmu::scenario::Sce
     if let Some(h) = step {
         v["model_step"] = h.into();
     }
-    for (path, x) in overrides() {
-        let mut at = &mut v;
-        for key in path.split('.') {
-            at = &mut at[key];
-        }
-        *at = x;
-    }
+    set_overrides(&mut v);
     let model_step = v["model_step"].as_f64().unwrap_or(1e-4);
     let s = parse_str(&v.to_string(), &path.to_string_lossy()).unwrap();
     let mut w = World::new(&s, Some(&dir)).unwrap();
@@ -410,6 +416,90 @@ fn scaling(ns: &[usize]) {
     }
 }
 
+/// Two 10 cm cubes of 1 kg stacked, the upper one off the lower's centre, on a plane
+/// inclined at `deg` (`bbcc.stick`, semi-implicit, the model step `step`; `--set`
+/// applies): after 2 s, over 2 s more, the largest speed of either (m/s) and the
+/// largest distance either moved (m). A stack at rest has neither; the contact patch's
+/// rocking limit cycle (docs/bbcc-at-scale.md) shows in both.
+fn stack(deg: f64, offset: f64, step: f64) -> Result<(f64, f64), String> {
+    let a = deg.to_radians();
+    let mat = serde_json::json!({"E": 1e8, "nu": 0.3, "zeta": 0.5, "mu": 0.6});
+    // along the slope (x') and up from it (z'), world frame
+    let at = |x: f64, z: f64| [x * a.cos() - z * a.sin(), 0.0, x * a.sin() + z * a.cos()];
+    let cube = |name: &str, x: f64, z: f64| {
+        serde_json::json!({"name": name, "material": mat,
+            "shape": {"type": "cuboid", "size": [0.1, 0.1, 0.1]},
+            "motion": {"type": "free", "mass": 1.0, "inertia": [1.0 / 600.0, 1.0 / 600.0, 1.0 / 600.0],
+                "position": at(x, z), "orientation": [(a / 2.0).cos(), 0.0, -(a / 2.0).sin(), 0.0]}})
+    };
+    let mut v = serde_json::json!({
+        "name": "stack", "model_identifier": "stack",
+        "default_experiment": {"stop_time": 4.0, "step_size": H}, "model_step": step,
+        "terrain": {"surface": {"type": "inclined", "angle": a}, "material": mat},
+        "bodies": [cube("lower", 0.0, 0.05 - 2e-5), cube("upper", offset, 0.15 - 4e-5)],
+        "bbcc": {"semi_implicit": true, "stick": true,
+            "pairs": [["lower", "terrain"], ["upper", "lower"]]}
+    });
+    set_overrides(&mut v);
+    let s = parse_str(&v.to_string(), "stack").map_err(|e| e.to_string())?;
+    let mut w = World::new(&s, None).map_err(|e| e.to_string())?;
+    w.exit_initialization().map_err(|e| e.to_string())?;
+    let vrs: Vec<u32> = ["lower", "upper"]
+        .iter()
+        .flat_map(|b| ["r", "v"].map(|q| (1..=3).map(move |k| format!("{b}.{q}[{k}]"))))
+        .flatten()
+        .map(|name| w.table().by_name(&name).unwrap().vr)
+        .collect();
+    let mut x = vec![0.0; vrs.len()];
+    let mut start = None;
+    let (mut speed, mut moved) = (0.0f64, 0.0f64);
+    for k in 0..4000 {
+        w.do_step(H)
+            .map_err(|e| format!("unstable at t = {:.3} s: {e}", w.time()))?;
+        if k < 1999 {
+            continue;
+        }
+        w.get_reals(&vrs, &mut x).map_err(|e| e.to_string())?;
+        // per body: r then v
+        let at = |b: usize, q: usize| {
+            Vector3::new(x[6 * b + 3 * q], x[6 * b + 3 * q + 1], x[6 * b + 3 * q + 2])
+        };
+        let first = *start.get_or_insert([at(0, 0), at(1, 0)]);
+        for (b, first) in first.iter().enumerate() {
+            speed = speed.max(at(b, 1).norm());
+            moved = moved.max((at(b, 0) - first).norm());
+        }
+    }
+    Ok((speed, moved))
+}
+
+/// `--stacks`: [`stack`] over slopes of 0, 10 and 20 degrees and offsets of 0.5 to
+/// 4 cm; how many of the 24 rest (speed below 1e-5 m/s), the median and largest speed,
+/// the largest move. Seconds to run, where the pile takes minutes.
+fn stacks(step: f64) {
+    let (mut speeds, mut rest, mut moved) = (vec![], 0, 0.0f64);
+    for deg in [0.0, 10.0, 20.0] {
+        for k in 1..=8 {
+            let offset = 0.005 * k as f64;
+            match stack(deg, offset, step) {
+                Ok((v, d)) => {
+                    println!("stack {deg:4.0} deg, offset {:4.1} cm: speed up to {v:.2e} m/s, moved {d:.2e} m", offset * 100.0);
+                    rest += usize::from(v < 1e-5);
+                    moved = moved.max(d);
+                    speeds.push(v);
+                }
+                Err(e) => println!("stack {deg:4.0} deg, offset {:4.1} cm: {e}", offset * 100.0),
+            }
+        }
+    }
+    let largest = speeds.iter().cloned().fold(0.0, f64::max);
+    println!(
+        "stacks model step {step:e} s: {rest} of {} at rest, speed median {:.2e} m/s, largest {largest:.2e} m/s, largest move {moved:.2e} m",
+        speeds.len(),
+        median(&speeds)
+    );
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--scaling") {
         // `--scaling 10000`: only these sizes
@@ -430,6 +520,10 @@ fn main() {
         .position(|a| a == "--step")
         .map(|i| args[i + 1].parse::<f64>().expect("--step SECONDS"));
     let stability = args.iter().any(|a| a == "--stability");
+    if args.iter().any(|a| a == "--stacks") {
+        stacks(step.unwrap_or(5e-4));
+        return;
+    }
     let chosen: Vec<&Scene> = SCENES
         .iter()
         .filter(|s| {
