@@ -8,11 +8,13 @@
 //! ([`Workspace`]), so a step does not allocate (parry's `query::contact` makes a new
 //! EPA per call).
 
-use crate::models::bbcc::pair::{cylinder_feature, deepest_contact};
+use crate::models::bbcc::pair::{cylinder_feature, cylinder_line_within, deepest_contact};
 use nalgebra::{Isometry3, Point3, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::query::details::local_ray_intersection_with_support_map_with_params;
 use parry3d_f64::query::epa::EPA;
 use parry3d_f64::query::gjk::{self, CSOPoint, GJKResult, VoronoiSimplex};
+use parry3d_f64::query::Ray;
 use parry3d_f64::shape::{Cylinder, SharedShape, SupportMap};
 
 /// Buffers of the penetration query, kept between steps.
@@ -208,8 +210,36 @@ impl Rock {
             },
         };
         let n = wheel_iso * n_local;
-        let p = cylinder_feature(wheel_iso, wheel.radius, wheel.half_height, &n, depth)
-            - n * (0.5 * depth);
+        // the part of the wheel's deepest line inside the rock (as BBCC's
+        // `deepest_contact`); the line missing the rock: the deepest point's midpoint
+        let cast = |ray: &Ray| {
+            let local = ray.inverse_transform_by(rock_iso);
+            match self {
+                Rock::Hull(h) => local_ray_intersection_with_support_map_with_params(
+                    h,
+                    &mut VoronoiSimplex::new(),
+                    &local,
+                    1.0,
+                    true,
+                )
+                .map(|hit| hit.time_of_impact),
+                Rock::Shape(s) => s.cast_local_ray(&local, 1.0, true),
+            }
+        };
+        let p = match cylinder_line_within(
+            wheel_iso,
+            wheel.radius,
+            wheel.half_height,
+            &n,
+            depth,
+            &cast,
+        ) {
+            Some(q) => q - n * (0.5 * depth),
+            None => {
+                cylinder_feature(wheel_iso, wheel.radius, wheel.half_height, &n, depth)
+                    - n * (0.5 * depth)
+            }
+        };
         Some((depth, n, p))
     }
 }
