@@ -505,7 +505,7 @@ pub fn deepest_contact(
                 (s2, iso2)
             };
             let cast = |ray: &Ray| other.cast_ray(pose, ray, 1.0, true);
-            cylinder_line_within(iso, cyl.radius, cyl.half_height, &dir, depth, &cast)
+            cylinder_line_within(cyl, iso, &dir, depth, &cast)
         };
         if let Some(c) = s2.as_cylinder() {
             (
@@ -530,40 +530,29 @@ pub fn deepest_contact(
 /// 0 from inside): the penetration-weighted centre of that part, or None when the line
 /// misses the other shape. The whole line inside: [`cylinder_feature`] to the bit.
 pub(crate) fn cylinder_line_within(
+    cylinder: &parry3d_f64::shape::Cylinder,
     iso: &Isometry3<f64>,
-    radius: f64,
-    half_height: f64,
     dir: &Vector3<f64>,
     depth: f64,
     cast: &dyn Fn(&Ray) -> Option<f64>,
 ) -> Option<Vector3<f64>> {
-    let axis = iso.rotation * Vector3::y();
-    let perp = dir - axis * dir.dot(&axis);
-    let len = perp.norm();
-    if len < 1e-9 {
+    let (radius, half_height) = (cylinder.radius, cylinder.half_height);
+    let dims = CylinderDims {
+        radius,
+        half_height,
+    };
+    let Some(line) = DeepestLine::of(iso, dims, dir, depth) else {
         return Some(cylinder_feature(iso, radius, half_height, dir, depth));
-    }
-    let centre = iso.translation.vector;
-    let out = perp / len;
-    let (e1, e2) = (
-        centre + out * radius - axis * half_height,
-        centre + out * radius + axis * half_height,
-    );
-    // the line from each end into `other` (an end inside: 0)
-    let seg = e2 - e1;
-    let ta = cast(&Ray::new(Point3::from(e1), seg))?;
-    let tb = 1.0 - cast(&Ray::new(Point3::from(e2), -seg))?;
+    };
+    // the line from each end into the other shape (an end inside: 0)
+    let seg = line.e2 - line.e1;
+    let ta = cast(&Ray::new(Point3::from(line.e1), seg))?;
+    let tb = 1.0 - cast(&Ray::new(Point3::from(line.e2), -seg))?;
     if ta == 0.0 && tb == 1.0 {
         return Some(cylinder_feature(iso, radius, half_height, dir, depth));
     }
-    if !(tb > ta) {
-        return None;
-    }
     // the penetration along the line, linear: where it is positive, within [ta, tb]
-    let (p1, p2) = (e1.dot(dir), e2.dot(dir));
-    let deepest = p1.max(p2);
-    let (d1, d2) = (depth - (deepest - p1), depth - (deepest - p2));
-    let at = |t: f64| d1 + t * (d2 - d1);
+    let (d1, d2) = (line.d1, line.d2);
     let (mut lo, mut hi) = (ta, tb);
     if d1 != d2 {
         let zero = d1 / (d1 - d2);
@@ -573,18 +562,65 @@ pub(crate) fn cylinder_line_within(
             hi = hi.min(zero);
         }
     }
-    let (da, db) = (at(lo).max(0.0), at(hi).max(0.0));
     if !(hi > lo) {
         return None;
     }
+    let at = |t: f64| (d1 + t * (d2 - d1)).max(0.0);
+    let (da, db) = (at(lo), at(hi));
     // the centroid of the linear weight over [lo, hi] (a trapezoid)
     let t = if da + db > 0.0 {
         lo + (hi - lo) * (da + 2.0 * db) / (3.0 * (da + db))
     } else {
         0.5 * (lo + hi)
     };
-    let on_line = e1 + seg * t;
-    Some(on_line + dir * (deepest - on_line.dot(dir)))
+    Some(line.lifted(line.e1 + seg * t, dir))
+}
+
+/// A cylinder's deepest surface line along `dir`: its ends (world) and the
+/// penetration at each (m) when the deepest point is `depth` in.
+struct DeepestLine {
+    e1: Vector3<f64>,
+    e2: Vector3<f64>,
+    d1: f64,
+    d2: f64,
+    /// x . dir of the deepest point.
+    deepest: f64,
+}
+
+impl DeepestLine {
+    /// None when `dir` runs along the axis (body y): an end disc is deepest.
+    fn of(
+        iso: &Isometry3<f64>,
+        cylinder: CylinderDims,
+        dir: &Vector3<f64>,
+        depth: f64,
+    ) -> Option<DeepestLine> {
+        let (radius, half_height) = (cylinder.radius, cylinder.half_height);
+        let axis = iso.rotation * Vector3::y();
+        let perp = dir - axis * dir.dot(&axis);
+        let len = perp.norm();
+        if len < 1e-9 {
+            return None;
+        }
+        let out = perp / len;
+        let centre = iso.translation.vector;
+        let e1 = centre + out * radius - axis * half_height;
+        let e2 = centre + out * radius + axis * half_height;
+        let (p1, p2) = (e1.dot(dir), e2.dot(dir));
+        let deepest = p1.max(p2);
+        Some(DeepestLine {
+            e1,
+            e2,
+            d1: depth - (deepest - p1),
+            d2: depth - (deepest - p2),
+            deepest,
+        })
+    }
+
+    /// `on_line` lifted onto the level of the deepest point along `dir`.
+    fn lifted(&self, on_line: Vector3<f64>, dir: &Vector3<f64>) -> Vector3<f64> {
+        on_line + dir * (self.deepest - on_line.dot(dir))
+    }
 }
 
 /// A convex `shape` at `iso` against the cuboid of half extents `half` at `box_iso`
@@ -664,23 +700,16 @@ pub(crate) fn cylinder_feature(
     dir: &Vector3<f64>,
     depth: f64,
 ) -> Vector3<f64> {
-    let axis = iso.rotation * Vector3::y();
-    let along = dir.dot(&axis);
-    let perp = dir - axis * along;
-    let len = perp.norm();
-    let centre = iso.translation.vector;
-    if len < 1e-9 {
+    let dims = CylinderDims {
+        radius,
+        half_height,
+    };
+    let Some(line) = DeepestLine::of(iso, dims, dir, depth) else {
         // end disc flat on the other body
-        return centre + axis * (half_height * along.signum());
-    }
-    let out = perp / len;
-    // the deepest line on the side: its two ends
-    let e1 = centre + out * radius - axis * half_height;
-    let e2 = centre + out * radius + axis * half_height;
-    let (p1, p2) = (e1.dot(dir), e2.dot(dir));
-    let deepest = p1.max(p2);
-    let d1 = depth - (deepest - p1);
-    let d2 = depth - (deepest - p2);
+        let axis = iso.rotation * Vector3::y();
+        return iso.translation.vector + axis * (half_height * dir.dot(&axis).signum());
+    };
+    let (d1, d2) = (line.d1, line.d2);
     let t = if d1 >= 0.0 && d2 >= 0.0 {
         if d1 + d2 <= 0.0 {
             0.5
@@ -693,9 +722,7 @@ pub(crate) fn cylinder_feature(
     } else {
         1.0 - (d2 / (d2 - d1)) / 3.0
     };
-    let on_line = e1 + (e2 - e1) * t;
-    // lift the point onto the level of the deepest point along dir
-    on_line + dir * (deepest - on_line.dot(dir))
+    line.lifted(line.e1 + (line.e2 - line.e1) * t, dir)
 }
 
 #[cfg(test)]

@@ -226,14 +226,7 @@ impl Rock {
                 Rock::Shape(s) => s.cast_local_ray(&local, 1.0, true),
             }
         };
-        let p = match cylinder_line_within(
-            wheel_iso,
-            wheel.radius,
-            wheel.half_height,
-            &n,
-            depth,
-            &cast,
-        ) {
+        let p = match cylinder_line_within(wheel, wheel_iso, &n, depth, &cast) {
             Some(q) => q - n * (0.5 * depth),
             None => {
                 cylinder_feature(wheel_iso, wheel.radius, wheel.half_height, &n, depth)
