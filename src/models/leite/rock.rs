@@ -211,7 +211,8 @@ impl Rock {
         };
         let n = wheel_iso * n_local;
         // the part of the wheel's deepest line inside the rock (as BBCC's
-        // `deepest_contact`); the line missing the rock: the deepest point's midpoint
+        // `deepest_contact`); the line missing the rock: the whole line's centre, as
+        // before (this query keeps no witness point to fall back on)
         let cast = |ray: &Ray| {
             let local = ray.inverse_transform_by(rock_iso);
             match self {
