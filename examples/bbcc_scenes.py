@@ -133,13 +133,15 @@ def rover_scene():
         "foot each), dropped from 2 cm onto the ground among 38 fixed cuboid rocks; every part pair "
         "that touches is a contact of its own. It settles on its feet and the rocks under them; "
         "push it with rover.f_ext. Viscous contact forces semi-implicit (bbcc.semi_implicit), "
-        "stable at the 1 ms model step (explicit: up to 0.7 ms). Short default run for CI; the full "
+        "stable at the 1 ms model step (explicit: up to 0.7 ms). It rests with bbcc.stick (a "
+        "tangential stick spring beside the paper's friction, which creeps under any tangential "
+        "load: a foot landed across a rock's edge crept 1 mm/s). Short default run for CI; the full "
         "scene runs in `cargo bench --bench bbcc_scenes` (docs/bbcc-at-scale.md). Written by "
         "examples/bbcc_scenes.py.",
         0.3, 1e-3)
     d["terrain"] = {"surface": {"type": "flat", "height": 0.0}, "material": STIFF}
     d["bodies"] = bodies
-    d["bbcc"] = {"impact_velocity_min": VMIN, "semi_implicit": True,
+    d["bbcc"] = {"impact_velocity_min": VMIN, "semi_implicit": True, "stick": True,
                  "pairs": [["rover", "rocks"], ["rover", "terrain"]]}
     return d
 
@@ -246,17 +248,20 @@ def pile_scene(cli, tmp):
         "lattice (0.2 m apart) into a pile on a generated noise surface (3 m x 3 m, 0.1 m cells, as a cuboid grid "
         "of the surface's heights; a flat floor 1 cm under its lowest cell catches what rolls off). "
         "The pile collection is paired with itself. Viscous contact forces semi-implicit "
-        "(bbcc.semi_implicit), stable at the 0.5 ms model step (1 ms: non-finite at 0.2 s; explicit: "
-        "0.1 ms). The rocks come to rest with bbcc.stick (a tangential stick spring beside the paper's "
+        "(bbcc.semi_implicit), stable at the 0.25 ms model step (0.5 ms threw a rock pinched under a "
+        "falling one in two of eight runs; 1 ms: non-finite at 0.2 s; explicit: 0.1 ms). The rocks "
+        "come to rest with bbcc.stick (a tangential stick spring beside the paper's "
         "friction, which creeps under any tangential load) and what it implies: the contact patch (a "
         "flat contact spread over its overlap's vertices) and bbcc.reimpact (each new compression of a "
         "lasting contact damped as an impact at its own speed, at least the default impact-velocity "
-        "floor, so a rock that landed fast does not rock on). Short default run for CI; the full scene runs in `cargo bench --bench bbcc_scenes` "
+        "floor, so a rock that landed fast does not rock on) and a rolling resistance "
+        "(bbcc.rolling_resistance 0.01: a rock resting on two others swings about the line through "
+        "its contacts, where point contacts dissipate little). Short default run for CI; the full scene runs in `cargo bench --bench bbcc_scenes` "
         "(docs/bbcc-at-scale.md). Written by examples/bbcc_scenes.py.",
-        0.2, 5e-4)
+        0.2, 2.5e-4)
     d["terrain"] = {"surface": {"type": "flat", "height": round(floor, 6)}, "material": STIFF}
     d["bodies"] = bodies
-    d["bbcc"] = {"semi_implicit": True, "stick": True,
+    d["bbcc"] = {"semi_implicit": True, "stick": True, "rolling_resistance": 0.01,
                  "pairs": [["pile", "pile"], ["pile", "surface"], ["pile", "terrain"]]}
     return d
 

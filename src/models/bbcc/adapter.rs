@@ -218,6 +218,8 @@ pub struct Bbcc {
     contact_patch: bool,
     /// `bbcc.stick`: a tangential stick spring beside the friction.
     stick: bool,
+    /// `bbcc.rolling_resistance`: mu_r, 1 (0: none).
+    rolling: f64,
     /// `bbcc.reimpact` (or `stick`): each new compression of a lasting contact is an
     /// impact for eq. (2).
     reimpact: bool,
@@ -424,6 +426,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         // vertices: it implies the patch
         contact_patch: s.bbcc.as_ref().is_some_and(|b| b.contact_patch || b.stick),
         stick: s.bbcc.as_ref().is_some_and(|b| b.stick),
+        rolling: s.bbcc.as_ref().map_or(0.0, |b| b.rolling_resistance),
         // resting contacts need their rocking damped: the stick spring implies it
         reimpact: s.bbcc.as_ref().is_some_and(|b| b.reimpact || b.stick),
         inv_mass: vec![InvMass::ZERO; n],
@@ -482,6 +485,7 @@ impl Bbcc {
                 implicit_step: 0.0,
                 patch: false,
                 stick: None,
+                rolling: 0.0,
                 now: w.time,
             };
         };
@@ -516,6 +520,7 @@ impl Bbcc {
                 let nu = 0.5 * (nu1 + nu2);
                 2.0 * (1.0 - nu) / (2.0 - nu)
             }),
+            rolling: self.rolling,
             now: w.time,
         }
     }
@@ -670,6 +675,8 @@ impl Bbcc {
                         v_d: law.v_d,
                         impact_velocity_min: law.impact_velocity_min,
                         reimpact: law.reimpact,
+                        rolling: law.rolling,
+                        r_eff: law.r_eff,
                     };
                     let c = sphere_on_surface(
                         &body,

@@ -50,6 +50,9 @@ pub struct PairLaw {
     /// `bbcc.stick`: the tangential stick spring's stiffness relative to the normal
     /// contact's ([`stick_spring`]); None: the paper's friction alone.
     pub stick: Option<f64>,
+    /// `bbcc.rolling_resistance`: the rolling resistance coefficient mu_r, 1
+    /// ([`rolling_torque`]); 0: none, the paper's.
+    pub rolling: f64,
     /// Simulated time of this evaluation, s (the stick spring's slip grows with the
     /// time since its memory's).
     pub now: f64,
@@ -361,15 +364,40 @@ fn convex_wrench(
         tau = implicit(tau, spin, h, n.dot(&((inv[0].i + inv[1].i) * n)));
     }
     let spin_torque2 = -n * (tau * spin.signum());
+    let roll_torque2 = rolling_torque(law, f_n_total, &n, b1, b2, inv);
     let wrench = PairWrench {
         force1: -force2,
-        torque1: torque1 - spin_torque2,
+        torque1: torque1 - spin_torque2 - roll_torque2,
         force2,
-        torque2: torque2 + spin_torque2,
+        torque2: torque2 + spin_torque2 + roll_torque2,
         depth,
         in_contact: true,
     };
     (wrench, memory)
+}
+
+/// The rolling resistance of `bbcc.rolling_resistance` on body 2, N m, world frame
+/// ([`friction::rolling_resistance`]); with `bbcc.semi_implicit` taken linearly
+/// implicitly on the bodies' shared inverse inertia about the rolling axis, so it never
+/// reverses the rolling within a step.
+fn rolling_torque(
+    law: &PairLaw,
+    f_n: f64,
+    n: &Vector3<f64>,
+    b1: &BodyPose,
+    b2: &BodyPose,
+    inv: [&InvMass; 2],
+) -> Vector3<f64> {
+    let w_rel = b2.w - b1.w;
+    let t = friction::rolling_resistance(law.rolling, law.r_eff, f_n, &w_rel, n, law.v_d);
+    let tau = t.norm();
+    if law.implicit_step <= 0.0 || tau == 0.0 {
+        return t;
+    }
+    let u = t / tau;
+    let speed = w_rel.dot(&u).abs();
+    let inv = u.dot(&((inv[0].i + inv[1].i) * u));
+    t * (implicit(tau, speed, law.implicit_step, inv) / tau)
 }
 
 /// The tangential stick spring of `bbcc.stick` (an extension of Buse 2023's friction,
@@ -755,6 +783,7 @@ mod tests {
             implicit_step: 0.0,
             patch: false,
             stick: None,
+            rolling: 0.0,
             now: 0.0,
         }
     }

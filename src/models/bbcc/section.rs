@@ -62,11 +62,28 @@ pub struct BbccSettings {
     /// lasts.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reimpact: bool,
+    /// Rolling resistance coefficient mu_r, 1 (0: off, the paper's): a torque against
+    /// the bodies' relative rolling (their relative angular velocity across the contact
+    /// normal) of at most mu_r R F_N (R the pair's effective radius of eq. (3), F_N the
+    /// normal force of eq. (1)), regularized as the spin torque of eq. (6) with the
+    /// rolling speed R |omega| against `v_d`, and with `semi_implicit` taken linearly
+    /// implicitly as the other viscous parts. Point contacts roll without loss: a rock
+    /// resting on two others swings about the line through its contacts like a
+    /// pendulum for tens of seconds (docs/bbcc-at-scale.md); real contacts are areas,
+    /// and discrete-element codes add this torque for what they dissipate (Ai et al.
+    /// 2011, "Assessment of rolling resistance models in discrete element
+    /// simulations", model A).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rolling_resistance: f64,
     /// Pairs that may touch: body names, collection names (`group`), or `"terrain"`.
     /// A pair of collections lets every member of one touch every member of the other;
     /// a collection paired with itself (`["pile", "pile"]`) lets each of its members
     /// touch every other one (a pile of rocks).
     pub pairs: Vec<[String; 2]>,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl BbccSettings {
@@ -96,6 +113,7 @@ fn members<'a>(s: &'a Scenario, name: &str) -> Vec<&'a Body> {
 fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
     c.positive("bbcc.v_d", bbcc.v_d);
     c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
+    c.non_negative("bbcc.rolling_resistance", bbcc.rolling_resistance);
     let flat_terrain = matches!(
         s.terrain.surface,
         SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. }

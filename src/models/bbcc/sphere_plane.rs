@@ -20,6 +20,10 @@ pub struct PairConstants {
     pub impact_velocity_min: f64,
     /// `bbcc.reimpact` ([`ContactMemory::touching`]).
     pub reimpact: bool,
+    /// `bbcc.rolling_resistance` mu_r, 1 ([`friction::rolling_resistance`]; 0: none).
+    pub rolling: f64,
+    /// The pair's effective radius R, m (the lever of the rolling resistance).
+    pub r_eff: f64,
 }
 
 /// Result of one contact evaluation, world frame.
@@ -73,9 +77,10 @@ pub fn sphere_on_surface(
     let v_t = v_point - normal * v_point.dot(&normal);
     let f_t = friction::regularized_coulomb(c.mu, f_n, &v_t, c.v_d);
     let force = normal * f_n + f_t;
+    let rolling = friction::rolling_resistance(c.rolling, c.r_eff, f_n, w, &normal, c.v_d);
     ContactWrench {
         force,
-        torque: lever.cross(&force),
+        torque: lever.cross(&force) + rolling,
         depth,
         in_contact: true,
     }
@@ -117,6 +122,8 @@ mod tests {
             v_d: 0.01,
             impact_velocity_min: 0.01,
             reimpact: false,
+            rolling: 0.0,
+            r_eff: 0.1,
         }
     }
 
