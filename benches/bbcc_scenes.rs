@@ -11,6 +11,9 @@
 //! cargo bench --bench bbcc_scenes -- --scaling  # 100 to 10,000 spheres in a self-paired raft
 //! cargo bench --bench bbcc_scenes -- --scaling 10000  # one size
 //! cargo bench --bench bbcc_scenes -- --stacks   # 24 stacks of two cubes: do they rest?
+//! cargo bench --bench bbcc_scenes -- pile --save-settled /tmp/pile.state  # keep the settled state
+//! cargo bench --bench bbcc_scenes -- pile --from-settled /tmp/pile.state  # the 10 s from it
+//! cargo bench --bench bbcc_scenes -- pile --settle 1 --save-settled /tmp/a  # the state at 1 s
 //! ```
 //!
 //! Per scene: contacts per step (pairs of convex parts touching), µs per 1 ms
@@ -34,6 +37,8 @@ const H: f64 = 1e-3;
 const SETTLED_KE: f64 = 1e-6;
 /// ...for at most this many seconds more.
 const SETTLE_MORE: f64 = 6.0;
+/// The GUID the bench's saved states carry (`--save-settled`, `--from-settled`).
+const STATE_GUID: &str = "bbcc_scenes bench";
 
 #[derive(Clone, Copy)]
 struct Scene {
@@ -202,6 +207,10 @@ fn median(v: &[f64]) -> f64 {
 }
 
 fn report(key: &str, phase: &str, model_step: f64, blocks: &[f64], contacts: f64) {
+    if blocks.is_empty() {
+        // under 100 steps: nothing timed
+        return;
+    }
     let sub = (H / model_step).ceil();
     let m = median(blocks);
     let (lo, hi) = blocks
@@ -229,9 +238,21 @@ fn run(scene: &Scene, step: Option<f64>, stability_only: bool) {
     if only_settle {
         // the settling phase only, timed
         let (mut w, _, model_step) = world(scene, step);
+        if let Some(i) = args.iter().position(|a| a == "--from-settled") {
+            // on from a kept state
+            let bytes = std::fs::read(&args[i + 1]).expect("--from-settled FILE");
+            let (_, d) = contact_fmu::cosim::snapshot::decode(STATE_GUID, &bytes).unwrap();
+            let d = w.adopt(d).unwrap();
+            w.restore(&d).unwrap();
+        }
         match timed(&mut w, scene.settle) {
             Ok((b, c)) => report(scene.key, "settling", model_step, &b, c),
             Err(e) => println!("{:6} {e}", scene.key),
+        }
+        // the state after it (`--save-settled`): compare runs bit for bit
+        if let Some(i) = args.iter().position(|a| a == "--save-settled") {
+            let bytes = contact_fmu::cosim::snapshot::encode(STATE_GUID, 0, &w.snapshot());
+            std::fs::write(&args[i + 1], bytes).expect("--save-settled FILE");
         }
         return;
     }
@@ -250,7 +271,20 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     let t0 = Instant::now();
     // settled: `scene.settle` seconds, then until the kinetic energy is below the bound
     let mut settled_at = 0.0;
-    if scene.settle > 0.0 {
+    let arg = |name: &str| {
+        let args: Vec<String> = std::env::args().collect();
+        args.iter()
+            .position(|a| a == name)
+            .map(|i| args[i + 1].clone())
+    };
+    if let Some(file) = arg("--from-settled") {
+        // the settled state of an earlier run (the same scenario and overrides)
+        let bytes = std::fs::read(&file).map_err(|e| format!("{file}: {e}"))?;
+        let (_, d) = contact_fmu::cosim::snapshot::decode(STATE_GUID, &bytes)?;
+        let d = w.adopt(d)?;
+        w.restore(&d)?;
+        settled_at = w.time();
+    } else if scene.settle > 0.0 {
         let (mut blocks, contacts) = timed(&mut w, scene.settle)?;
         let mut contact_steps = contacts * scene.settle;
         settled_at = scene.settle;
@@ -272,6 +306,10 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         }
     }
     let settle_wall = t0.elapsed().as_secs_f64();
+    if let Some(file) = arg("--save-settled") {
+        let bytes = contact_fmu::cosim::snapshot::encode(STATE_GUID, 0, &w.snapshot());
+        std::fs::write(&file, bytes).map_err(|e| format!("{file}: {e}"))?;
+    }
     let start = sample(&mut w, &p);
     let ke0: f64 = start.iter().map(|x| x.1).sum();
     let ke0_body = start.iter().map(|x| x.1).fold(0.0, f64::max);

@@ -833,6 +833,9 @@ impl World {
                 m.build(&mut frame).map_err(|e| e.to_string())?;
             }
         }
+        // what the models derived from the state they had is void; then each restores
+        // its own (BBCC the evaluation of the saved state, when it had one)
+        self.inputs_changed();
         for (m, s) in self.models.iter_mut().zip(&d.models) {
             match s {
                 Some(ModelState::Encoded(bytes)) => {
@@ -843,7 +846,9 @@ impl World {
                 None => {}
             }
         }
-        self.inputs_changed();
+        // the saved outputs are the saved state's (evaluating them again would advance
+        // the contact memories a second time)
+        self.own.outputs_dirty = d.outputs_dirty;
         Ok(())
     }
 

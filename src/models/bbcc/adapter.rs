@@ -271,6 +271,13 @@ pub struct BbccState {
     /// restored state are evaluated for it, as they were when it was saved.
     #[serde(default)]
     pub step: f64,
+    /// Each body's wrench from the last evaluation when it was of this very state (the
+    /// outputs' evaluation at the end of a step, which serves the next step's first
+    /// sub-step); empty otherwise. Kept so that a restored state continues bit for bit:
+    /// evaluated again, a state's contacts share each body's mass among the contacts of
+    /// that evaluation, not of the one before it (`semi_implicit`).
+    #[serde(default)]
+    pub wrench: Vec<ContactWrench>,
 }
 
 /// The ground slots of one body as [`pair_wrench`] sees them: touched slots are
@@ -1030,6 +1037,11 @@ impl Model for Bbcc {
             ground: self.memory.clone(),
             pairs: self.pair_memory.clone(),
             step: self.step,
+            wrench: if self.fresh {
+                self.wrench.clone()
+            } else {
+                vec![]
+            },
         }))
     }
 
@@ -1039,6 +1051,10 @@ impl Model for Bbcc {
                 t.ground.clone_from(&self.memory);
                 t.pairs.clone_from(&self.pair_memory);
                 t.step = self.step;
+                t.wrench.clear();
+                if self.fresh {
+                    t.wrench.extend_from_slice(&self.wrench);
+                }
             }
             None => *target = self.save().expect("BBCC has a state"),
         }
@@ -1057,6 +1073,15 @@ impl Model for Bbcc {
         if st.ground.len() != self.memory.len() || !(st.step.is_finite() && st.step >= 0.0) {
             return Err(foreign().into());
         }
+        let finite = |v: &Vector3<f64>| v.iter().all(|x| x.is_finite());
+        if !(st.wrench.is_empty() || st.wrench.len() == self.wrench.len())
+            || !st
+                .wrench
+                .iter()
+                .all(|c| finite(&c.force) && finite(&c.torque) && c.depth.is_finite())
+        {
+            return Err(foreign().into());
+        }
         // the body pairs' contacts: pairs the rule allows, part pairs they have, in
         // order, each once
         let n = self.parts.len();
@@ -1072,6 +1097,7 @@ impl Model for Bbcc {
                 && c.memory.impact_velocity.is_finite()
                 && c.memory.slip.iter().all(|x| x.is_finite())
                 && c.memory.time.is_finite()
+                && c.memory.twist.is_finite()
                 && last.is_none_or(|l| l < key);
             if !fine {
                 return Err(foreign().into());
@@ -1087,7 +1113,14 @@ impl Model for Bbcc {
             self.pair_memory.clone_from(&st.pairs);
             self.step = st.step;
         }
+        // the evaluation of this state, when it was kept: the next sub-step uses it
         self.fresh = false;
+        if let Some(st) = state.get::<BbccState>() {
+            if st.wrench.len() == self.wrench.len() {
+                self.wrench.clone_from(&st.wrench);
+                self.fresh = true;
+            }
+        }
         self.active_known = false;
     }
 

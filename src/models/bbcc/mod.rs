@@ -58,6 +58,10 @@ pub struct ContactMemory {
     /// with `bbcc.reimpact`, growing again starts a new impact.
     #[serde(default)]
     pub receding: bool,
+    /// With `bbcc.stick`: the twist spring's elongation, the rotation of body 2
+    /// relative to body 1 about the contact normal since it stuck, rad.
+    #[serde(default)]
+    pub twist: f64,
 }
 
 impl ContactMemory {
@@ -81,6 +85,7 @@ impl ContactMemory {
             receding: depth_rate < 0.0,
             slip: [0.0; 3],
             time: 0.0,
+            twist: 0.0,
         }
     }
 }

@@ -45,8 +45,11 @@ pub struct BbccSettings {
     /// zero slip and so lets any tangential load creep (a rock on a slope slides at
     /// about v_d, the paper's Fig. 7): the slip at the contact since it began, turned
     /// into the tangent plane, pulls back with the normal contact's stiffness (eq. (1)
-    /// linearized) times Mindlin's 2 (1 - nu) / (2 - nu); past mu F_N it slides. Bodies
-    /// then rest on slopes and in piles (docs/models/bbcc.md). Implies
+    /// linearized) times Mindlin's 2 (1 - nu) / (2 - nu); past mu F_N it slides. It
+    /// holds the contact's twist about the normal as well (eq. (6) is zero at zero
+    /// spin): each patch point a spring at its lever, held within the points' friction
+    /// at their levers. Bodies then rest on slopes and in piles (docs/models/bbcc.md).
+    /// Implies
     /// `contact_patch` (a spring on a point that jumps between a face's vertices would
     /// pump energy) and `reimpact` (a rock resting on a lasting contact rocks on it).
     /// Off: the paper's friction alone.

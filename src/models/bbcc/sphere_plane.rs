@@ -27,7 +27,7 @@ pub struct PairConstants {
 }
 
 /// Result of one contact evaluation, world frame.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 pub struct ContactWrench {
     /// Force on the sphere, N.
     pub force: Vector3<f64>,
