@@ -315,6 +315,8 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     let ke0_body = start.iter().map(|x| x.1).fold(0.0, f64::max);
     // 10 s more: the settled (or driving) scene
     let mut ke_max = 0.0f64;
+    // the largest one body's energy at the end of each second
+    let mut ke_body_max = 0.0f64;
     let mut depth_max = 0.0f64;
     let mut creep = 0.0f64;
     let mut creeper = String::new();
@@ -333,6 +335,7 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         all_contacts += c / 10.0;
         let now = sample(&mut w, &p);
         ke_max = ke_max.max(now.iter().map(|x| x.1).sum());
+        ke_body_max = ke_body_max.max(now.iter().map(|x| x.1).fold(0.0, f64::max));
         for (k, (a, b)) in start.iter().zip(&now).enumerate() {
             depth_max = depth_max.max(b.2);
             let d = (b.0 - a.0).norm();
@@ -367,7 +370,7 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     }
     let over = |x: f64| moved.iter().filter(|&&d| d > x).count();
     println!(
-        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J (a body at most {ke0_body:.1e} J) after {} s (settled: at least {} s, then until no body has over {:.0e} J, at most {SETTLE_MORE} s more), at most {ke_max:.3e} J over the next 10 s; largest move {creep:.3e} m ({creeper}), {} of {} bodies over 1 mm, {} over 1 cm, in the last second at most {last_second:.3e} m; deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
+        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J (a body at most {ke0_body:.1e} J) after {} s (settled: at least {} s, then until no body has over {:.0e} J, at most {SETTLE_MORE} s more), at most {ke_max:.3e} J over the next 10 s (a body at most {ke_body_max:.1e} J, sampled each second); largest move {creep:.3e} m ({creeper}), {} of {} bodies over 1 mm, {} over 1 cm, in the last second at most {last_second:.3e} m; deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
         scene.key,
         settled_at,
         scene.settle,
