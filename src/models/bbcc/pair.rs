@@ -310,24 +310,24 @@ fn convex_wrench(
         f_ns[k] = f_n;
         f_n_total = if k == 0 { f_n } else { f_n_total + f_n };
     }
-    // with `bbcc.stick`: the tangential spring at the contact's centre
-    let spring = law.stick.map(|ratio| {
-        let c = spread.centre();
-        let inv_c = |u: &Vector3<f64>| inv_along(&c, 1.0, u);
-        let (f_s, slip) = stick_spring(
-            ratio, law, depth, f_n_total, &n, &spread, b1, b2, &prior, &inv_c,
-        );
-        memory.slip = slip.into();
-        memory.time = law.now;
-        f_s
-    });
-    // and the twist spring about the normal: its torque on the patch's points and as
-    // a point contact
-    let twist = law.stick.map(|ratio| {
-        let t = stick_twist(ratio, law, depth, &f_ns, &n, &spread, b1, b2, &prior, inv);
-        memory.twist = t.twist;
-        t
-    });
+    // with `bbcc.stick`: the tangential spring at the contact's centre, and the twist
+    // spring about the normal (its torque on the patch's points and as a point contact)
+    let (spring, twist) = law
+        .stick
+        .map(|ratio| {
+            let c = spread.centre();
+            let k_t = stick_stiffness(ratio, law, depth);
+            let inv_c = |u: &Vector3<f64>| inv_along(&c, 1.0, u);
+            let (f_s, slip) = stick_spring(k_t, law, f_n_total, &n, &c, b1, b2, &prior, &inv_c);
+            let t = stick_twist(
+                k_t, law, depth, &f_ns, f_n_total, &n, &spread, &c, b1, b2, &prior, inv,
+            );
+            memory.slip = slip.into();
+            memory.time = law.now;
+            memory.twist = t.twist;
+            (f_s, t)
+        })
+        .unzip();
     let mut force2 = Vector3::zeros();
     let (mut torque1, mut torque2) = (Vector3::zeros(), Vector3::zeros());
     for k in 0..spread.len {
@@ -349,7 +349,7 @@ fn convex_wrench(
             // the spring's share, the sum within Coulomb's bound
             f_t += f_s * share;
             if let Some(t) = &twist {
-                f_t += t.at_point(&(q - spread.centre()), &n, share);
+                f_t += t.at_point(&q, &n, share);
             }
             let bound = law.mu * f_n;
             let norm = f_t.norm();
@@ -418,11 +418,10 @@ fn rolling_torque(
 /// The tangential stick spring of `bbcc.stick` (an extension of Buse 2023's friction,
 /// which as eq. (4)/(5) is zero at zero slip and so lets any tangential load creep):
 /// its force on body 2 (N, world) and its elongation after this evaluation (m). The
-/// elongation is the slip of body 2 relative to body 1 at the contact's centre
+/// elongation is the slip of body 2 relative to body 1 at the contact's centre `c`
 /// accumulated since the contact began, projected onto the current tangent plane
-/// (Cundall and Strack's discrete-element spring); its stiffness is the normal
-/// contact's, eq. (1) linearized (1.5 k delta^0.5), times `ratio` (Mindlin's
-/// 2 (1 - nu) / (2 - nu)). Past Coulomb's bound mu F_N the spring slides: its
+/// (Cundall and Strack's discrete-element spring); its stiffness is `k_t`
+/// ([`stick_stiffness`]). Past Coulomb's bound mu F_N the spring slides: its
 /// elongation is held at the bound. With `bbcc.semi_implicit` (sub-step h) the spring
 /// is taken linearly implicitly on the bodies' effective inverse mass at the centre
 /// (`inv_at`): -k_t (s + h v_t) / (1 + k_t h^2 m^-1), stable at any step, where the
@@ -430,12 +429,11 @@ fn rolling_torque(
 /// non-finite at 1.7 s at 0.5 ms); the bound then applies to that force.
 #[allow(clippy::too_many_arguments)]
 fn stick_spring(
-    ratio: f64,
+    k_t: f64,
     law: &PairLaw,
-    depth: f64,
     f_n: f64,
     n: &Vector3<f64>,
-    spread: &Patch,
+    c: &Vector3<f64>,
     b1: &BodyPose,
     b2: &BodyPose,
     prior: &ContactMemory,
@@ -449,11 +447,9 @@ fn stick_spring(
     // into the current tangent plane (the contact turned): projected, never longer,
     // so a normal that swings (an edge rolling onto a face) cannot feed the spring
     let mut slip = before - n * before.dot(n);
-    let c = spread.centre();
-    let v_rel = b2.velocity_at(&c) - b1.velocity_at(&c);
+    let v_rel = b2.velocity_at(c) - b1.velocity_at(c);
     let v_t = v_rel - n * v_rel.dot(n);
     slip += v_t * dt;
-    let k_t = ratio * 1.5 * law.k * depth.max(0.0).sqrt();
     // Euler backward over the sub-step h: the stretch at the step's end, on the
     // effective mass along it (explicit: h = 0)
     let h = law.implicit_step;
@@ -492,14 +488,23 @@ struct Twist {
     point_torque: f64,
     /// Coulomb's bound of the point part with eq. (6), mu F_N pi a^2, N m.
     point_bound: f64,
+    /// The patch's centre, world, m.
+    centre: Vector3<f64>,
 }
 
 impl Twist {
-    /// The tangential force on body 2 at a patch point `d` (m, from the patch's
-    /// centre) carrying `share` of the contact: its part of the patch's torque.
-    fn at_point(&self, d: &Vector3<f64>, n: &Vector3<f64>, share: f64) -> Vector3<f64> {
-        n.cross(d) * (self.per_lever * share)
+    /// The tangential force on body 2 at patch point `q` (world, m) carrying `share`
+    /// of the contact: its part of the patch's torque.
+    fn at_point(&self, q: &Vector3<f64>, n: &Vector3<f64>, share: f64) -> Vector3<f64> {
+        n.cross(&(q - self.centre)) * (self.per_lever * share)
     }
+}
+
+/// The stick spring's tangential stiffness at penetration `depth` (m), N/m: the
+/// normal contact's, eq. (1) linearized (1.5 k delta^0.5), times `ratio` (Mindlin's
+/// 2 (1 - nu) / (2 - nu)).
+fn stick_stiffness(ratio: f64, law: &PairLaw, depth: f64) -> f64 {
+    ratio * 1.5 * law.k * depth.max(0.0).sqrt()
 }
 
 /// The twist spring of `bbcc.stick`: the stick spring holds the contact's in-plane
@@ -507,7 +512,7 @@ impl Twist {
 /// is zero at zero spin as eq. (4) is at zero slip, so without it any twisting load
 /// creeps (measured: a pile rock on an edge, leaning on a sliding neighbour, turned
 /// about the vertical at 5 mrad/s and gained 60 % a second). Each patch point k at
-/// lever d_k from the centre is a stick spring of stiffness share_k k_t stretched by
+/// lever d_k from the centre `c` is a stick spring of stiffness share_k k_t stretched by
 /// the twist theta, n x d_k theta; a point contact is an elastic disc of radius
 /// a = sqrt(R delta) in torsion, (2/3) a^2 k_t (Lubkin 1951, 16 G a^3 / 3, over Mindlin's
 /// k_t = 8 G a). The twist accumulates the relative spin since the contact began and
@@ -518,12 +523,14 @@ impl Twist {
 /// as the spin torque.
 #[allow(clippy::too_many_arguments)]
 fn stick_twist(
-    ratio: f64,
+    k_t: f64,
     law: &PairLaw,
     depth: f64,
     f_ns: &[f64; 4],
+    f_n: f64,
     n: &Vector3<f64>,
     spread: &Patch,
+    c: &Vector3<f64>,
     b1: &BodyPose,
     b2: &BodyPose,
     prior: &ContactMemory,
@@ -536,10 +543,8 @@ fn stick_twist(
     };
     let spin = (b2.w - b1.w).dot(n);
     let mut twist = before + spin * dt;
-    let k_t = ratio * 1.5 * law.k * depth.max(0.0).sqrt();
     let a2 = law.r_eff * depth.max(0.0);
-    let c = spread.centre();
-    let (mut levers, mut reach, mut f_n) = (0.0, 0.0, 0.0);
+    let (mut levers, mut reach) = (0.0, 0.0);
     for ((q, share), f_k) in spread
         .points
         .iter()
@@ -551,7 +556,6 @@ fn stick_twist(
         let d = d - n * d.dot(n);
         levers += share * d.norm_squared();
         reach += f_k * d.norm();
-        f_n += f_k;
     }
     let point = 2.0 / 3.0 * a2;
     let k_twist = k_t * (levers + point);
@@ -572,6 +576,7 @@ fn stick_twist(
             per_lever: 0.0,
             point_torque: 0.0,
             point_bound,
+            centre: *c,
         };
     }
     let torque = (-(twist + spin * h) * k).clamp(-bound, bound);
@@ -580,6 +585,7 @@ fn stick_twist(
         per_lever: torque / (levers + point),
         point_torque: torque * point / (levers + point),
         point_bound,
+        centre: *c,
     }
 }
 
