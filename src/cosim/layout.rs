@@ -303,6 +303,9 @@ pub struct Layout {
     pub terrain: TerrainVrs,
     /// The scenario's bodies, then the bodies models added.
     pub bodies: Vec<BodyVrs>,
+    /// Per model (in the order of the returned list): the positions in the variable
+    /// table of the variables it declared (its own inputs, outputs and parameters).
+    pub model_vars: Vec<std::ops::Range<usize>>,
 }
 
 /// The variables of scenario body `b`: its shape's parameters, its motion's
@@ -611,7 +614,9 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
     let terrain = terrain(&mut t, s);
     let mut bodies: Vec<BodyVrs> = s.bodies.iter().map(|b| body(&mut t, b)).collect();
     let mut models = vec![];
+    let mut model_vars = vec![];
     for model in super::registry::MODELS {
+        let first = t.variables.len();
         let mut d = Declare {
             table: &mut t,
             bodies: &mut bodies,
@@ -619,6 +624,7 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
         };
         if let Some(m) = (model.declare)(&mut d) {
             models.push(m);
+            model_vars.push(first..t.variables.len());
         }
     }
     // the scenario's start values over the fields' (checked by the scenario's validation)
@@ -634,6 +640,7 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
             gravity,
             terrain,
             bodies,
+            model_vars,
         },
         models,
     )

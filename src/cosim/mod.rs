@@ -4,6 +4,7 @@
 
 pub mod bodies;
 pub mod capabilities;
+pub mod feedthrough;
 pub mod layout;
 pub mod model;
 pub mod registry;

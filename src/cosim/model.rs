@@ -468,6 +468,15 @@ pub trait Model: Send + Sync {
     /// An input or parameter was set: cached evaluations are stale.
     fn inputs_changed(&mut self) {}
 
+    /// What the model's outputs and the wrenches it adds read within one instant (a
+    /// communication point, initialization mode): modelDescription.xml's
+    /// `dependencies` ([`super::feedthrough`]). The default, everything reads
+    /// everything the model can see, is always true; a model states less where it
+    /// knows less is read (a contact pair reads its two bodies).
+    fn feedthrough(&self, f: &mut super::feedthrough::Feedthrough) {
+        f.everything();
+    }
+
     /// The model's dynamic state (for an FMU state). None: it has none.
     fn save(&self) -> Option<ModelState> {
         None

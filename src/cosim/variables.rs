@@ -234,6 +234,12 @@ impl VariableTable {
             .map(|&i| &self.variables[i])
     }
 
+    /// The position in [`VariableTable::variables`] of the variable of type `ty` with
+    /// value reference `vr` (its modelDescription.xml `index` is this + 1).
+    pub fn position(&self, ty: VarType, vr: usize) -> Option<usize> {
+        self.by_vr[type_slot(ty)].get(vr).copied()
+    }
+
     /// The variable named `name`.
     pub fn by_name(&self, name: &str) -> Option<&Variable> {
         self.names.get(name).map(|&i| &self.variables[i])

@@ -97,10 +97,11 @@ pub struct FmuContents {
 
 /// Builds the contents of the FMU of `scenario`.
 pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
-    let (table, _, _) = layout::build(scenario);
+    let (table, layout, models) = layout::build(scenario);
+    let deps = crate::cosim::feedthrough::resolve(&table, &layout, &models);
     FmuContents {
         scenario: scenario.clone(),
-        model_description: model_description::write(scenario, &table, generated_at),
+        model_description: model_description::write(scenario, &table, &deps, generated_at),
         documentation: documentation::write(scenario, &table),
         scenario_json: scenario.canonical_json(),
     }

@@ -1,8 +1,9 @@
 //! modelDescription.xml, written from the same variable table the runtime uses.
 
 use crate::cosim::capabilities::{CAPABILITIES, LOG_CATEGORIES};
+use crate::cosim::feedthrough::{Dependencies, Set};
 use crate::cosim::units;
-use crate::cosim::variables::{Causality, Initial, Start, VarType, Variable, VariableTable};
+use crate::cosim::variables::{Start, VarType, Variable, VariableTable};
 use crate::scenario::Scenario;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
@@ -54,13 +55,26 @@ fn variable(w: &mut W, v: &Variable) -> std::io::Result<()> {
     if let Some(u) = v.unit {
         t.push(("unit", u.to_string()));
     }
-    if v.ty == VarType::Real {
-        if let Some(min) = v.bounds.min {
-            t.push(("min", real(min)));
+    match v.ty {
+        VarType::Real => {
+            if let Some(min) = v.bounds.min {
+                t.push(("min", real(min)));
+            }
+            if let Some(max) = v.bounds.max {
+                t.push(("max", real(max)));
+            }
         }
-        if let Some(max) = v.bounds.max {
-            t.push(("max", real(max)));
+        // the bounds the setters enforce, as whole numbers (a positive Integer: >= 1)
+        VarType::Integer => {
+            let min = v.bounds.min.map(|m| if v.bounds.positive && m <= 0.0 { m.floor() + 1.0 } else { m.ceil() });
+            if let Some(min) = min.filter(|m| *m >= i32::MIN as f64) {
+                t.push(("min", (min as i64).to_string()));
+            }
+            if let Some(max) = v.bounds.max.filter(|m| *m <= i32::MAX as f64) {
+                t.push(("max", (max.floor() as i64).to_string()));
+            }
         }
+        _ => {}
     }
     match &v.start {
         Some(Start::Real(x)) => t.push(("start", real(*x))),
@@ -73,12 +87,18 @@ fn variable(w: &mut W, v: &Variable) -> std::io::Result<()> {
     end(w, "ScalarVariable")
 }
 
-/// The modelDescription.xml of `scenario` with the variables `table`.
+/// The modelDescription.xml of `scenario` with the variables `table` and the
+/// `<ModelStructure>` dependencies `deps` ([`crate::cosim::feedthrough::resolve`]).
 /// `generated_at` is the `generationDateAndTime` (xs:dateTime, UTC).
-pub fn write(scenario: &Scenario, table: &VariableTable, generated_at: &str) -> String {
+pub fn write(
+    scenario: &Scenario,
+    table: &VariableTable,
+    deps: &Dependencies,
+    generated_at: &str,
+) -> String {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     // Writing into a Vec cannot fail.
-    write_into(&mut w, scenario, table, generated_at).expect("XML into memory");
+    write_into(&mut w, scenario, table, deps, generated_at).expect("XML into memory");
     let mut text = String::from_utf8(w.into_inner()).expect("XML is UTF-8");
     text.push('\n');
     text
@@ -88,6 +108,7 @@ fn write_into(
     w: &mut W,
     s: &Scenario,
     table: &VariableTable,
+    deps: &Dependencies,
     generated_at: &str,
 ) -> std::io::Result<()> {
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
@@ -190,43 +211,38 @@ fn write_into(
     }
     end(w, "ModelVariables")?;
 
-    // index = 1-based position in ModelVariables. Dependencies are omitted: "depends
-    // on everything" is always true.
-    let outputs: Vec<usize> = table
-        .variables
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| v.causality == Causality::Output)
-        .map(|(i, _)| i + 1)
-        .collect();
-    let initial_unknowns: Vec<usize> = table
-        .variables
-        .iter()
-        .enumerate()
-        .filter(|(_, v)| {
-            (v.causality == Causality::Output
-                && matches!(v.initial, Some(Initial::Approx) | Some(Initial::Calculated)))
-                || v.causality == Causality::CalculatedParameter
-        })
-        .map(|(i, _)| i + 1)
-        .collect();
+    // index = 1-based position in ModelVariables; dependencies as the models declare
+    // them (an output with none listed reads no known; too many to list: left out,
+    // "depends on every known").
     start(w, "ModelStructure", &[])?;
-    if !outputs.is_empty() {
-        start(w, "Outputs", &[])?;
-        for i in outputs {
-            empty(w, "Unknown", &[("index", i.to_string())])?;
+    for (element, list) in [("Outputs", &deps.outputs), ("InitialUnknowns", &deps.initial)] {
+        if list.is_empty() {
+            continue;
         }
-        end(w, "Outputs")?;
-    }
-    if !initial_unknowns.is_empty() {
-        start(w, "InitialUnknowns", &[])?;
-        for i in initial_unknowns {
-            empty(w, "Unknown", &[("index", i.to_string())])?;
+        start(w, element, &[])?;
+        for (p, set) in list {
+            unknown(w, *p, set)?;
         }
-        end(w, "InitialUnknowns")?;
+        end(w, element)?;
     }
     end(w, "ModelStructure")?;
     end(w, "fmiModelDescription")
+}
+
+/// One `<Unknown>`: its 1-based index and, when listed, its dependencies (each
+/// `dependent`: no particular structure).
+fn unknown(w: &mut W, position: usize, set: &Set) -> std::io::Result<()> {
+    let mut attrs = vec![("index", (position + 1).to_string())];
+    if let Some(list) = set.listed() {
+        let text = |each: &dyn Fn(usize) -> String| {
+            list.iter().map(|&p| each(p)).collect::<Vec<_>>().join(" ")
+        };
+        attrs.push(("dependencies", text(&|p| (p + 1).to_string())));
+        if !list.is_empty() {
+            attrs.push(("dependenciesKind", text(&|_| "dependent".to_string())));
+        }
+    }
+    empty(w, "Unknown", &attrs)
 }
 
 /// `generationDateAndTime` for now, or for `SOURCE_DATE_EPOCH` when set (reproducible

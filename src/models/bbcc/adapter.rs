@@ -10,7 +10,8 @@ use super::{harmonic_mean, hunt_crossley, BodyKinematics, ContactMemory};
 use crate::cosim::layout::MotionVrs;
 use crate::cosim::layout::ShapeVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
-use crate::cosim::variables::{Bounds, Variability, VariableTable};
+use crate::cosim::feedthrough::{Feedthrough, Group};
+use crate::cosim::variables::{Bounds, VarType, Variability, VariableTable};
 use crate::cosim::WorldError;
 use crate::models::terrain::Surface;
 use crate::scenario::{Material, Shape};
@@ -977,6 +978,59 @@ impl Bbcc {
 impl Model for Bbcc {
     fn key(&self) -> &'static str {
         "bbcc"
+    }
+
+    /// A body's wrench, `.penetration` and `.contacts` read its own motion and that of
+    /// the bodies the pair rule lets it touch (structural: "can touch", not "touches");
+    /// the terrain is parameters only.
+    fn feedthrough(&self, f: &mut Feedthrough) {
+        let n = self.outputs.len();
+        let classes = (0..n).filter_map(|b| self.rule.class_of(b)).max().map_or(0, |c| c as usize + 1);
+        let mut members: Vec<Vec<usize>> = vec![vec![]; classes];
+        for b in 0..n {
+            if let Some(c) = self.rule.class_of(b) {
+                members[c as usize].push(b);
+            }
+        }
+        let targets = |bodies: &[usize]| -> Group {
+            let mut g = Group {
+                wrench_of: bodies.to_vec(),
+                bodies: bodies.to_vec(),
+                ..Group::default()
+            };
+            for &b in bodies {
+                if let Some(o) = &self.outputs[b] {
+                    g.outputs.push((VarType::Real, o.penetration));
+                    g.outputs.push((VarType::Integer, o.contacts));
+                }
+            }
+            g
+        };
+        for (c, own) in members.iter().enumerate() {
+            let partners: Vec<usize> = (0..classes)
+                .filter(|&d| self.rule.classes_touch(c as u32, d as u32))
+                .flat_map(|d| members[d].iter().copied())
+                .collect();
+            if self.rule.classes_touch(c as u32, c as u32) {
+                // members touch each other: one group reads them all and the partners
+                let mut g = targets(own);
+                g.bodies = partners;
+                g.bodies.extend(own);
+                f.group(g);
+            } else {
+                for &b in own {
+                    let mut g = targets(&[b]);
+                    g.bodies.extend(&partners);
+                    f.group(g);
+                }
+            }
+        }
+        // bodies on the terrain only (or in no pair: outputs that stay zero)
+        for b in 0..n {
+            if self.outputs[b].is_some() && self.rule.class_of(b).is_none() {
+                f.group(targets(&[b]));
+            }
+        }
     }
 
     fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {

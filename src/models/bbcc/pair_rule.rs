@@ -96,6 +96,21 @@ impl PairRule {
         partners.iter().zip(members).any(|(p, m)| p & m != 0)
     }
 
+    /// The class of body `b` (bodies of a class have the same partners), or None
+    /// when it is in no body pair.
+    pub fn class_of(&self, b: usize) -> Option<u32> {
+        let c = *self.class.get(b)?;
+        (c != u32::MAX).then_some(c)
+    }
+
+    /// Do members of class `a` touch members of class `b` (other than themselves)?
+    pub fn classes_touch(&self, a: u32, b: u32) -> bool {
+        let w = self.words;
+        let partners = &self.bits[(a as usize * 2 + 1) * w..(a as usize * 2 + 2) * w];
+        let members = &self.bits[b as usize * 2 * w..(b as usize * 2 + 1) * w];
+        partners.iter().zip(members).any(|(p, m)| p & m != 0)
+    }
+
     /// Is body `b` in any body pair?
     pub fn pairs_body(&self, b: usize) -> bool {
         self.class[b] != u32::MAX

@@ -8,7 +8,8 @@ use super::single_wheel::{self, RigReport};
 use super::{RigDrive, RigMode, RigState};
 use crate::cosim::layout::{BodyVrs, MotionVrs, ShapeVrs};
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
-use crate::cosim::variables::{Bounds, Variability, VariableTable};
+use crate::cosim::feedthrough::{Feedthrough, Group, VarRef};
+use crate::cosim::variables::{Bounds, Causality, VarType, Variability, VariableTable};
 use crate::cosim::WorldError;
 use crate::models::rigid_body::RigidBodyState;
 use crate::models::terra::adapter::{
@@ -302,6 +303,66 @@ impl Rig {
 impl Model for Rig {
     fn key(&self) -> &'static str {
         "rig"
+    }
+
+    /// The hub's position and velocity are its state; `wheel.omega` is `rig.omega`.
+    /// With a wheel body the soil model's load on it is the force output, and the
+    /// body turns at `rig.omega`; on TerRA the rig evaluates the soil itself from all
+    /// three commands.
+    fn feedthrough(&self, f: &mut Feedthrough) {
+        let r = &self.vrs;
+        let real = |vrs: &[usize]| -> Vec<VarRef> { vrs.iter().map(|&v| (VarType::Real, v)).collect() };
+        if let Some(body) = r.wheel_body {
+            f.drives(body, real(&[r.omega_in]));
+        }
+        let commands = real(&[r.omega_in, r.vx_in, r.drawbar_force]);
+        // in initialization every output follows the rig's parameters (the wheel's
+        // initial hub position and size are the rig's)
+        let params = f.own(Causality::Parameter);
+        let mut group = |mut g: Group| {
+            g.vars.extend(&params);
+            f.group(g);
+        };
+        group(Group {
+            outputs: real(&[r.x, r.z, r.vx, r.vz]),
+            ..Group::default()
+        });
+        group(Group {
+            outputs: real(&[r.omega]),
+            vars: real(&[r.omega_in]),
+            ..Group::default()
+        });
+        match r.wheel_body {
+            Some(body) => {
+                group(Group {
+                    outputs: real(&[r.fx, r.fz, r.my]),
+                    loads_of: vec![body],
+                    ..Group::default()
+                });
+                if let Some(s) = &r.scm {
+                    group(Group {
+                        outputs: real(&[s.sinkage]),
+                        ..Group::default()
+                    });
+                    group(Group {
+                        outputs: real(&[s.slip]),
+                        vars: real(&[r.omega_in]),
+                        ..Group::default()
+                    });
+                }
+            }
+            None => {
+                let mut outputs = real(&[r.fx, r.fz, r.my]);
+                if let Some(s) = &r.soil {
+                    outputs.extend(real(&[s.sinkage, s.z_eff, s.z_s, s.z_peak, s.slip, s.j_m, s.f_n, s.f_t]));
+                }
+                group(Group {
+                    outputs,
+                    vars: commands,
+                    ..Group::default()
+                });
+            }
+        }
     }
 
     fn build(&mut self, w: &mut Frame) -> Result<(), WorldError> {

@@ -1,0 +1,400 @@
+//! Which knowns each output reads: the `dependencies` of modelDescription.xml's
+//! `<ModelStructure>` (FMI 2.0 section 2.2.8), from the models' own declarations.
+//!
+//! Two instants matter to a master:
+//! - **a communication point** (`<Outputs>`): an output changes without a step only
+//!   when an input it reads changes; parameters and states are not knowns here.
+//! - **initialization mode** (`<InitialUnknowns>`): outputs are computed from the
+//!   initial state, which follows the parameters; the knowns are the inputs and every
+//!   variable with `initial="exact"` (our parameters).
+//!
+//! Each model says what its outputs read through [`super::model::Model::feedthrough`]:
+//! groups of targets (its own outputs, and the contact wrench `<b>.f`, `<b>.t`,
+//! `<b>.contact` of the bodies it loads) and what they read (the motion of bodies, the
+//! loads other models put on a body, its own inputs and parameters). The world adds
+//! what it writes itself (a free body's pose and velocity outputs). A body's motion is
+//! then resolved to knowns: a kinematic body's are its inputs, a free body's are its
+//! state (no known at a communication point; its initial-condition parameters at
+//! initialization), a driven body's those of the model that drives it.
+//!
+//! The declarations are structural (true for any parameter values: "can touch", not
+//! "touches now"), so an output may list a known that does not change it at the
+//! values it was packaged with; never the reverse. `ci/feedthrough_check.py` checks
+//! every example FMU by perturbing each input (and parameters in initialization mode)
+//! and reading the outputs back without a step.
+
+use super::layout::{Layout, MotionVrs};
+use super::model::Model;
+use super::variables::{Causality, VarType, VariableTable};
+use std::collections::BTreeSet;
+use std::ops::Range;
+
+/// A variable by type and value reference.
+pub type VarRef = (VarType, usize);
+
+/// One group of a model's declaration: these targets read these knowns.
+#[derive(Debug, Clone, Default)]
+pub struct Group {
+    /// The model's own outputs in the group.
+    pub outputs: Vec<VarRef>,
+    /// Bodies whose contact wrench (`<b>.f`, `<b>.t`, `<b>.contact`) the group adds to.
+    pub wrench_of: Vec<usize>,
+    /// Bodies whose motion (pose, velocities) the targets read.
+    pub bodies: Vec<usize>,
+    /// Bodies whose loads (what other models put on them) the targets read.
+    pub loads_of: Vec<usize>,
+    /// The model's inputs and parameters the targets read directly.
+    pub vars: Vec<VarRef>,
+}
+
+/// What a model fills in ([`super::model::Model::feedthrough`]).
+pub struct Feedthrough<'a> {
+    table: &'a VariableTable,
+    /// The model's own variables (positions in the table).
+    own: Range<usize>,
+    bodies: usize,
+    groups: Vec<Group>,
+    /// Bodies the model drives (their motion is written by it): the knowns that motion
+    /// reads.
+    drives: Vec<(usize, Vec<VarRef>)>,
+}
+
+impl Feedthrough<'_> {
+    /// Number of bodies of the world.
+    pub fn body_count(&self) -> usize {
+        self.bodies
+    }
+
+    /// The model's own variables of causality `c`.
+    pub fn own(&self, c: Causality) -> Vec<VarRef> {
+        self.table.variables[self.own.clone()]
+            .iter()
+            .filter(|v| v.causality == c)
+            .map(|v| (v.ty, v.vr as usize))
+            .collect()
+    }
+
+    /// The model's own inputs and parameters.
+    pub fn own_knowns(&self) -> Vec<VarRef> {
+        let mut k = self.own(Causality::Input);
+        k.extend(self.own(Causality::Parameter));
+        k
+    }
+
+    /// Adds a group.
+    pub fn group(&mut self, g: Group) {
+        self.groups.push(g);
+    }
+
+    /// The model writes the motion of body `b` from `reads`.
+    pub fn drives(&mut self, b: usize, reads: Vec<VarRef>) {
+        self.drives.push((b, reads));
+    }
+
+    /// The coarse declaration that is always true: every output of the model and the
+    /// wrench of every body read the motion and loads of every body and all of the
+    /// model's inputs and parameters.
+    pub fn everything(&mut self) {
+        let all: Vec<usize> = (0..self.bodies).collect();
+        let g = Group {
+            outputs: self.own(Causality::Output),
+            wrench_of: all.clone(),
+            bodies: all.clone(),
+            loads_of: all,
+            vars: self.own_knowns(),
+        };
+        self.groups.push(g);
+    }
+}
+
+/// The resolved dependencies, by variable position (0-based; the XML's index - 1).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Dependencies {
+    /// Per output position: the input positions it reads at a communication point.
+    pub outputs: std::collections::BTreeMap<usize, Set>,
+    /// Per initial unknown: the inputs and parameters it reads in initialization mode.
+    pub initial: std::collections::BTreeMap<usize, Set>,
+}
+
+/// Longest list an `<Unknown>` gets; past it the attribute is left out, which FMI 2.0
+/// reads as "depends on every known" (true, and what a list that long would say).
+pub const MAX_LISTED: usize = 4096;
+
+/// A set of variable positions, or "too many to list" (`None`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Set(Option<BTreeSet<usize>>);
+
+impl Default for Set {
+    fn default() -> Self {
+        Set(Some(BTreeSet::new()))
+    }
+}
+
+impl Set {
+    /// Too many to list.
+    pub const ALL: Set = Set(None);
+
+    /// The positions, or None when there are too many to list.
+    pub fn listed(&self) -> Option<&BTreeSet<usize>> {
+        self.0.as_ref()
+    }
+
+    fn insert(&mut self, p: usize) {
+        if let Some(s) = &mut self.0 {
+            s.insert(p);
+            if s.len() > MAX_LISTED {
+                self.0 = None;
+            }
+        }
+    }
+
+    fn extend<'a>(&mut self, it: impl IntoIterator<Item = &'a usize>) -> bool {
+        let before = self.0.as_ref().map(|s| s.len());
+        for &p in it {
+            if self.0.is_none() {
+                break;
+            }
+            self.insert(p);
+        }
+        before != self.0.as_ref().map(|s| s.len())
+    }
+
+    fn add(&mut self, o: &Set) -> bool {
+        match &o.0 {
+            None => {
+                let changed = self.0.is_some();
+                self.0 = None;
+                changed
+            }
+            Some(s) => self.extend(s),
+        }
+    }
+}
+
+/// Knowns at the two instants.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Knowns {
+    /// Inputs read at a communication point.
+    step: Set,
+    /// Inputs and parameters read in initialization mode.
+    init: Set,
+}
+
+impl Knowns {
+    fn add(&mut self, o: &Knowns) -> bool {
+        let a = self.step.add(&o.step);
+        let b = self.init.add(&o.init);
+        a || b
+    }
+}
+
+/// Resolves the models' declarations and the world's own outputs.
+pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]) -> Dependencies {
+    let pos = |(ty, vr): VarRef| table.position(ty, vr);
+    let is = |p: usize, c: Causality| table.variables[p].causality == c;
+    let n = layout.bodies.len();
+
+    // Parameters that belong to no model: the world's (model step, gravity, terrain)
+    // and the bodies'. A body's own variables are those named `<body>.`.
+    let first_model = layout.model_vars.iter().map(|r| r.start).min().unwrap_or(table.variables.len());
+    let mut owner: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (b, body) in layout.bodies.iter().enumerate() {
+        owner.insert(body.name.as_str(), b);
+    }
+    let mut body_params: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    let mut world_params = BTreeSet::new();
+    for (p, v) in table.variables.iter().enumerate() {
+        if v.causality != Causality::Parameter {
+            continue;
+        }
+        match v.name.split_once('.').and_then(|(head, _)| owner.get(head)) {
+            Some(&b) => {
+                body_params[b].insert(p);
+            }
+            None if p < first_model => {
+                world_params.insert(p);
+            }
+            None => {}
+        }
+    }
+
+    // Each model's declaration.
+    let mut decls = vec![];
+    for (m, range) in models.iter().zip(&layout.model_vars) {
+        let mut f = Feedthrough {
+            table,
+            own: range.clone(),
+            bodies: n,
+            groups: vec![],
+            drives: vec![],
+        };
+        m.feedthrough(&mut f);
+        // Parameters of the model that belong to no body (its constants) are read
+        // wherever the model computes anything (a superset: simpler than tracking each).
+        let globals: BTreeSet<usize> = range
+            .clone()
+            .filter(|&p| is(p, Causality::Parameter))
+            .filter(|&p| !body_params.iter().any(|s| s.contains(&p)))
+            .collect();
+        decls.push((f.groups, f.drives, globals));
+    }
+
+    let known_of = |vars: &[VarRef]| {
+        let mut k = Knowns::default();
+        for &v in vars {
+            if let Some(p) = pos(v) {
+                if is(p, Causality::Input) {
+                    k.step.insert(p);
+                    k.init.insert(p);
+                } else if is(p, Causality::Parameter) {
+                    k.init.insert(p);
+                }
+            }
+        }
+        k
+    };
+
+    // A body's motion as knowns.
+    let mut drivers: Vec<Option<Knowns>> = vec![None; n];
+    for (_, drives, globals) in &decls {
+        for (b, reads) in drives {
+            let mut k = known_of(reads);
+            k.init.extend(globals);
+            drivers[*b].get_or_insert_with(Knowns::default).add(&k);
+        }
+    }
+    let motion: Vec<Knowns> = layout
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(b, body)| {
+            let mut k = Knowns::default();
+            k.init.extend(&body_params[b]);
+            match &body.motion {
+                MotionVrs::Kinematic { r, q, v, w, .. } => {
+                    let ins: Vec<VarRef> = r
+                        .iter()
+                        .chain(q)
+                        .chain(v)
+                        .chain(w)
+                        .map(|&vr| (VarType::Real, vr))
+                        .collect();
+                    k.add(&known_of(&ins));
+                }
+                MotionVrs::Free { .. } | MotionVrs::Fixed { .. } => {}
+                MotionVrs::Driven => match &drivers[b] {
+                    Some(d) => {
+                        k.add(d);
+                    }
+                    // No model said it drives the body: anything may.
+                    None => {
+                        k.step = Set::ALL;
+                        k.init = Set::ALL;
+                    }
+                },
+            }
+            k.init.extend(&world_params);
+            k
+        })
+        .collect();
+
+    // Groups to knowns; a group reading loads takes the wrench of those bodies, which
+    // other groups make: iterate until nothing changes (a few rounds at most).
+    let groups: Vec<(&Group, &BTreeSet<usize>)> = decls
+        .iter()
+        .flat_map(|(gs, _, globals)| gs.iter().map(move |g| (g, globals)))
+        .collect();
+    let base: Vec<Knowns> = groups
+        .iter()
+        .map(|(g, globals)| {
+            let mut k = known_of(&g.vars);
+            k.init.extend(*globals);
+            k.init.extend(&world_params);
+            for &b in &g.bodies {
+                k.add(&motion[b]);
+            }
+            k
+        })
+        .collect();
+    let mut reads = base.clone();
+    let mut wrench: Vec<Knowns> = vec![Knowns::default(); n];
+    loop {
+        let mut changed = false;
+        for (i, (g, _)) in groups.iter().enumerate() {
+            for &b in &g.wrench_of {
+                changed |= wrench[b].add(&reads[i]);
+            }
+        }
+        for (i, (g, _)) in groups.iter().enumerate() {
+            for &b in &g.loads_of {
+                let w = wrench[b].clone();
+                changed |= reads[i].add(&w);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    // Targets.
+    let mut by_target: std::collections::BTreeMap<usize, Knowns> = Default::default();
+    let mut put = |p: Option<usize>, k: &Knowns| {
+        if let Some(p) = p {
+            by_target.entry(p).or_default().add(k);
+        }
+    };
+    for (i, (g, _)) in groups.iter().enumerate() {
+        for &o in &g.outputs {
+            put(pos(o), &reads[i]);
+        }
+    }
+    for (b, body) in layout.bodies.iter().enumerate() {
+        if let Some(o) = &body.outputs {
+            let k = &wrench[b];
+            for &vr in o.f.iter().chain(&o.t) {
+                put(pos((VarType::Real, vr)), k);
+            }
+            put(pos((VarType::Boolean, o.contact)), k);
+        }
+        if let MotionVrs::Free { r, q, v, w, joint, .. } = &body.motion {
+            // The state: no input at a communication point; the initial conditions.
+            let k = Knowns {
+                step: Set::default(),
+                init: motion[b].init.clone(),
+            };
+            for &vr in r.iter().chain(q).chain(v).chain(w) {
+                put(pos((VarType::Real, vr)), &k);
+            }
+            // The joint's mean force over the last step: written by fmi2DoStep only.
+            if let Some(j) = joint {
+                for (_, out) in j.vx.iter().chain(&j.omega) {
+                    put(pos((VarType::Real, *out)), &k);
+                }
+            }
+        }
+    }
+
+    let mut deps = Dependencies::default();
+    for (p, v) in table.variables.iter().enumerate() {
+        let calculated = matches!(
+            v.initial,
+            Some(super::variables::Initial::Approx) | Some(super::variables::Initial::Calculated)
+        );
+        let target = by_target.get(&p);
+        if v.causality == Causality::Output {
+            // An output no declaration names: it may read any input.
+            let k = target.cloned().unwrap_or(Knowns {
+                step: Set::ALL,
+                init: Set::ALL,
+            });
+            deps.outputs.insert(p, k.step.clone());
+            if calculated {
+                deps.initial.insert(p, k.init);
+            }
+        } else if v.causality == Causality::CalculatedParameter {
+            let k = target.map_or(Set::ALL, |k| k.init.clone());
+            deps.initial.insert(p, k);
+        }
+    }
+    deps
+}
