@@ -5,9 +5,10 @@ For each FMU (through fmpy's FMU2Slave, i.e. the FMI C API):
      is perturbed and every output read back with fmi2Get*, without a step; an output
      that changes must list that input in its <Outputs> dependencies (or list none: the
      attribute left out, "depends on every known");
-  2. in initialization mode, each input and parameter in turn (every one up to
-     --max-knowns, an evenly spread sample beyond) is perturbed and every initial
+  2. in initialization mode, each input and parameter in turn is perturbed and every initial
      unknown read back; one that changes must list that known in <InitialUnknowns>.
+Inputs and parameters: every one up to --max-knowns of each, an evenly spread sample
+beyond (the 500-rock pile rebuilds its world for each).
 The other direction (a declared known that does not change the output at the values
 tested) is allowed: dependencies are structural ("can touch", not "touches now").
 Counts of both are printed per FMU; any undeclared change fails the check.
@@ -134,20 +135,21 @@ def check(path, max_knowns):
     p = Probe(path, md, unzipdir)
     p.fmu.setupExperiment(startTime=t0)
     p.fmu.enterInitializationMode()
-    knowns = inputs + sample(params, max_knowns)
+    knowns = sample(inputs, max_knowns) + sample(params, max_knowns)
     und, extra_init = sweep(p, knowns, init_vars, {v.name: inits[v.name] for v in init_vars})
     bad += [("initialization",) + u for u in und]
     p.fmu.exitInitializationMode()
 
     # 2. a communication point after one step: inputs against the outputs
     p.fmu.doStep(currentCommunicationPoint=t0, communicationStepSize=h)
-    und, extra_out = sweep(p, inputs, out_vars, {v.name: outs[v.name] for v in out_vars})
+    und, extra_out = sweep(p, sample(inputs, max_knowns), out_vars, {v.name: outs[v.name] for v in out_vars})
     bad += [("communication point",) + u for u in und]
     p.fmu.terminate()
     p.fmu.freeInstance()
 
     omitted = sum(d is None for d in list(outs.values()) + list(inits.values()))
-    print(f"{Path(path).name}: {len(inputs)} inputs, {len(knowns) - len(inputs)} of {len(params)} parameters "
+    n_in = min(len(inputs), max_knowns)
+    print(f"{Path(path).name}: {n_in} of {len(inputs)} inputs, {len(knowns) - n_in} of {len(params)} parameters "
           f"perturbed; {len(bad)} undeclared changes; declared but not seen here: {extra_out} (outputs), "
           f"{extra_init} (initial unknowns); unknowns listing every known: {omitted} ({time.time() - t:.1f} s)")
     for where, u, k, a, b in bad[:20]:

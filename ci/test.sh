@@ -7,7 +7,9 @@
 #   3. release build (what the tests built, reused) and packaging of every example;
 #      random FMI call sequences against every example FMU (tests/fmi_fuzz.rs)
 #   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
-#      behaviour and the TerRA section 4.1 test as fmpy sees them
+#      behaviour and the TerRA section 4.1 test as fmpy sees them; the declared
+#      dependencies against perturbed inputs and parameters (ci/feedthrough_check.py);
+#      every FMU in the FMU Compliance Checker and OMSimulator (ci/importers_check.py)
 #   5. co-simulation: the closed loops as SSP files (schema and structure checked, run
 #      in libcosim), monolithic against co-simulated in fmpy and libcosim, and every
 #      example FMU in libcosim against fmpy (docs/cosimulation.md); a small Dask sweep
@@ -55,12 +57,19 @@ step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
 step "fmpy: validate and simulate every example FMU"
 .venv/bin/python ci/fmpy_check.py target/fmu
 
+step "feedthrough: every input (and parameter in initialization) perturbed, no output changes that its declared dependencies leave out"
+.venv/bin/python ci/feedthrough_check.py target/fmu --max-knowns 200
+
+step "importers: every example FMU in the FMU Compliance Checker and OMSimulator (../shared/importers; skipped when absent)"
+.venv/bin/python ci/importers_check.py fmus target/fmu ci/reference/behaviour.json
+
 step "co-simulation: the closed loops as SSP systems (contact-fmu ssp), checked, run in libcosim"
 for loop in sphere scm terra; do
   target/release/contact-fmu ssp "examples/cosim_${loop}_body.json" "examples/cosim_${loop}_contact.json" \
     -o "target/ssp/cosim_${loop}.ssp" --osp "target/osp/cosim_${loop}"
 done
 .venv/bin/python ci/masters_check.py ssp target/ssp/cosim_*.ssp
+.venv/bin/python ci/importers_check.py ssp target/ssp/cosim_*.ssp
 .venv/bin/python ci/masters_check.py osp target/osp/cosim_sphere target/ssp/cosim_sphere.ssp \
   target/osp/cosim_scm target/ssp/cosim_scm.ssp target/osp/cosim_terra target/ssp/cosim_terra.ssp
 

@@ -319,7 +319,7 @@ fn write_ssd_into(
     end(w, "ssc:Annotation")?;
     end(w, "ssd:Annotations")?;
     end(w, "ssd:System")?;
-    empty(
+    start(
         w,
         "ssd:DefaultExperiment",
         &[
@@ -327,6 +327,24 @@ fn write_ssd_into(
             ("stopTime", real(e.stop_time)),
         ],
     )?;
+    // OMSimulator reads its result settings from here; without them it loads the
+    // system with "Wrong/deprecated content detected" (its own export writes them)
+    start(w, "ssd:Annotations", &[])?;
+    start(w, "ssc:Annotation", &[("type", "org.openmodelica".into())])?;
+    start(w, "oms:Annotations", &[])?;
+    empty(
+        w,
+        "oms:SimulationInformation",
+        &[
+            ("resultFile", format!("{name}_res.mat")),
+            ("loggingInterval", "0.0".into()),
+            ("bufferSize", "10".into()),
+        ],
+    )?;
+    end(w, "oms:Annotations")?;
+    end(w, "ssc:Annotation")?;
+    end(w, "ssd:Annotations")?;
+    end(w, "ssd:DefaultExperiment")?;
     end(w, "ssd:SystemStructureDescription")
 }
 
@@ -662,7 +680,8 @@ mod tests {
         assert!(ssd.contains(r#"<ssd:Connector name="ball.r[1]" kind="input">"#));
         assert!(ssd.contains(r#"<ssd:Connector name="ball.f_ext[3]" kind="input">"#));
         assert!(ssd.contains(r#"stepSize="0.0005""#));
-        assert!(ssd.contains(r#"<ssd:DefaultExperiment startTime="0.0" stopTime="2.0"/>"#));
+        assert!(ssd.contains(r#"<ssd:DefaultExperiment startTime="0.0" stopTime="2.0">"#));
+        assert!(ssd.contains(r#"<oms:SimulationInformation resultFile="#));
         assert!(ssd.contains(r#"<ssv:Parameter name="terrain.zeta">"#));
         assert!(ssd.contains(r#"<ssv:Boolean value="true"/>"#));
         // unconnected outputs are not listed
