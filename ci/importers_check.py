@@ -31,7 +31,11 @@ import time
 import zipfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IMPORTERS = os.environ.get("CONTACT_FMU_IMPORTERS", os.path.join(ROOT, "..", "shared", "importers"))
+# $CONTACT_FMU_IMPORTERS, else ../shared/importers beside the repository, else the
+# workplace's /work/shared/importers (a fresh clone elsewhere still finds them)
+IMPORTERS = os.environ.get("CONTACT_FMU_IMPORTERS") or next(
+    (d for d in (os.path.join(ROOT, "..", "shared", "importers"), "/work/shared/importers")
+     if os.path.isdir(d)), os.path.join(ROOT, "..", "shared", "importers"))
 OMS = os.path.join(IMPORTERS, "omsimulator", "OMSimulator")
 FMUCHECK = os.path.join(IMPORTERS, "fmucheck", "fmuCheck.linux64")
 
