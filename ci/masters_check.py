@@ -77,6 +77,33 @@ def last_values(ex, obs, index):
     return out
 
 
+def last_difference(name, values, entry, master, on_fail, step_mean_tolerance=1e-2):
+    """The largest relative difference (to max(1, |fmpy's|)) of `values`, {output: last
+    value in `master`}, to fmpy's last values `entry` (one FMU's columns of
+    ci/reference/behaviour.json), and the output where it is. A non-finite value, an
+    output the reference lacks and a joint mean (STEP_MEANS, over a last step fmpy
+    shortens at the stop time) off by more than `step_mean_tolerance` go to `on_fail`."""
+    worst, where = 0.0, None
+    for col, v in values.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            on_fail(f"{name}: {col} = {v} at the end in {master}")
+        r = entry.get(col)
+        if r is None:
+            on_fail(f"{name}: output {col} is not in the reference")
+            continue
+        expected = float(eval(r["last"])) if r["last"] not in (None, "nan") else None
+        if expected is None:
+            continue
+        d = abs(float(v) - expected) / max(1.0, abs(expected))
+        if col.endswith(STEP_MEANS):
+            if d > step_mean_tolerance:
+                on_fail(f"{name}: {col} (a mean over the last step) differs from fmpy's by {d:.3e}")
+            continue
+        if d > worst:
+            worst, where = d, col
+    return worst, where
+
+
 def check_fmus(folder, reference):
     from fmpy import read_model_description
     from libcosimpy.CosimExecution import CosimExecution
@@ -101,24 +128,7 @@ def check_fmus(folder, reference):
             continue
         values = last_values(ex, obs, idx)
         entry = ref.get(os.path.basename(path), {}).get("columns", {})
-        worst, where = 0.0, None
-        for col, v in values.items():
-            if isinstance(v, float) and not math.isfinite(v):
-                fail(f"{name}: {col} = {v} at the end in libcosim")
-            r = entry.get(col)
-            if r is None:
-                fail(f"{name}: output {col} is not in {reference}")
-                continue
-            expected = float(eval(r["last"])) if r["last"] not in (None, "nan") else None
-            if expected is None:
-                continue
-            d = abs(float(v) - expected) / max(1.0, abs(expected))
-            if col.endswith(STEP_MEANS):
-                if d > 1e-2:
-                    fail(f"{name}: {col} (a mean over the last step) differs from fmpy's by {d:.3e}")
-                continue
-            if d > worst:
-                worst, where = d, col
+        worst, where = last_difference(name, values, entry, "libcosim", fail)
         if not entry:
             fail(f"{name}: not in {reference} (record it with ci/behaviour.py)")
         verdict = f"largest relative difference to fmpy {worst:.1e}" + (f" ({where})" if where else "")

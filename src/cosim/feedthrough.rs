@@ -202,6 +202,7 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
         owner.insert(body.name.as_str(), b);
     }
     let mut body_params: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+    let mut owned = vec![false; table.variables.len()];
     let mut world_params = BTreeSet::new();
     for (p, v) in table.variables.iter().enumerate() {
         if v.causality != Causality::Parameter {
@@ -210,6 +211,7 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
         match v.name.split_once('.').and_then(|(head, _)| owner.get(head)) {
             Some(&b) => {
                 body_params[b].insert(p);
+                owned[p] = true;
             }
             None if p < first_model => {
                 world_params.insert(p);
@@ -234,7 +236,7 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
         let globals: BTreeSet<usize> = range
             .clone()
             .filter(|&p| is(p, Causality::Parameter))
-            .filter(|&p| !body_params.iter().any(|s| s.contains(&p)))
+            .filter(|&p| !owned[p])
             .collect();
         decls.push((f.groups, f.drives, globals));
     }
