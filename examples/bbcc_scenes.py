@@ -237,7 +237,10 @@ def pile_scene(cli, tmp):
                     "motion": {"type": "free", "mass": mass, "inertia": inertia,
                                "position": r6([-0.9 + 0.2 * i + jitter(), -0.9 + 0.2 * j + jitter(),
                                                0.2 + 0.2 * layer]),
-                               "orientation": quat_random(rnd)},
+                               "orientation": quat_random(rnd),
+                               # nothing outside pushes a rock: no f_ext/t_ext inputs, so
+                               # OMSimulator loads the scene (docs/fmu-interface.md)
+                               "external_load": False},
                 })
                 k += 1
     d = head(
@@ -256,7 +259,7 @@ def pile_scene(cli, tmp):
         "lasting contact damped as an impact at its own speed, at least the default impact-velocity "
         "floor, so a rock that landed fast does not rock on) and a rolling resistance "
         "(bbcc.rolling_resistance 0.01: a rock resting on two others swings about the line through "
-        "its contacts, where point contacts dissipate little). Short default run for CI; the full scene runs in `cargo bench --bench bbcc_scenes` "
+        "its contacts, where point contacts dissipate little). The rocks have no external-load inputs (motion.external_load false). Short default run for CI; the full scene runs in `cargo bench --bench bbcc_scenes` "
         "(docs/bbcc-at-scale.md). Written by examples/bbcc_scenes.py.",
         0.2, 2.5e-4)
     d["terrain"] = {"surface": {"type": "flat", "height": round(floor, 6)}, "material": STIFF}

@@ -358,19 +358,30 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
             }
             put(pos((VarType::Boolean, o.contact)), k);
         }
-        if let MotionVrs::Free { r, q, v, w, joint, .. } = &body.motion {
-            // The state: no input at a communication point; the initial conditions.
-            let k = Knowns {
+        if let MotionVrs::Free { r, q, v, w, r0, q0, v0, w0, joint, .. } = &body.motion {
+            // The state: no input at a communication point. In initialization mode each
+            // component is its initial condition (`<b>.r[k]` = `<b>.r0[k]`), the
+            // orientation the normalized `<b>.q0` (World::apply_initial_conditions):
+            // one known per output, four for the quaternion, where "the body's
+            // parameters" would list some thirty per output (an importer building a
+            // dependency graph pays for each: OMSimulator on the 500-rock pile).
+            let initial = |from: &[usize]| Knowns {
                 step: Set::default(),
-                init: motion[b].init.clone(),
+                init: Set(Some(from.iter().filter_map(|&vr| pos((VarType::Real, vr))).collect())),
             };
-            for &vr in r.iter().chain(q).chain(v).chain(w) {
-                put(pos((VarType::Real, vr)), &k);
+            for (out, from) in [(&r[..], &r0[..]), (&v[..], &v0[..]), (&w[..], &w0[..])] {
+                for (&o, &i) in out.iter().zip(from) {
+                    put(pos((VarType::Real, o)), &initial(&[i]));
+                }
             }
-            // The joint's mean force over the last step: written by fmi2DoStep only.
+            for &o in q {
+                put(pos((VarType::Real, o)), &initial(q0));
+            }
+            // The joint's mean force over the last step: written by fmi2DoStep only
+            // (zero before the first step).
             if let Some(j) = joint {
                 for (_, out) in j.vx.iter().chain(&j.omega) {
-                    put(pos((VarType::Real, *out)), &k);
+                    put(pos((VarType::Real, *out)), &Knowns::default());
                 }
             }
         }
@@ -399,4 +410,61 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
         }
     }
     deps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A free ball without external-load inputs above a kinematic probe.
+    const SCENE: &str = r#"{
+      "name": "t", "model_identifier": "t",
+      "default_experiment": { "start_time": 0.0, "stop_time": 1.0, "step_size": 0.001 },
+      "model_step": 0.0001, "gravity": [0.0, 0.0, -9.81],
+      "terrain": { "surface": { "type": "flat", "height": 0.0 },
+                   "material": { "E": 1.0e7, "nu": 0.4, "zeta": 0.6, "mu": 0.5 } },
+      "bodies": [
+        { "name": "ball", "shape": { "type": "sphere", "radius": 0.1 },
+          "material": { "E": 1.0e7, "nu": 0.4, "zeta": 0.6, "mu": 0.5 },
+          "motion": { "type": "free", "mass": 1.0, "position": [0.0, 0.0, 0.5],
+                      "external_load": false } },
+        { "name": "probe", "shape": { "type": "sphere", "radius": 0.1 },
+          "material": { "E": 1.0e7, "nu": 0.4, "zeta": 0.6, "mu": 0.5 },
+          "motion": { "type": "kinematic", "position": [1.0, 0.0, 0.5] } }
+      ],
+      "bbcc": { "pairs": [["ball", "terrain"], ["ball", "probe"]] }
+    }"#;
+
+    fn at(table: &VariableTable, name: &str) -> usize {
+        let v = table.by_name(name).unwrap_or_else(|| panic!("no variable {name}"));
+        table.position(v.ty, v.vr as usize).unwrap()
+    }
+
+    fn listed(set: &Set) -> Vec<usize> {
+        set.listed().expect("a list").iter().copied().collect()
+    }
+
+    #[test]
+    fn free_state_reads_its_own_initial_conditions_and_no_input() {
+        let s = crate::scenario::parse_str(SCENE, "t.json").unwrap();
+        let (table, layout, models) = crate::cosim::layout::build(&s);
+        assert!(table.by_name("ball.f_ext[1]").is_none() && table.by_name("ball.t_ext[3]").is_none());
+        let d = resolve(&table, &layout, &models);
+        for k in 1..=3 {
+            for (out, from) in [("r", "r0"), ("v", "v0"), ("w", "w0")] {
+                let o = at(&table, &format!("ball.{out}[{k}]"));
+                assert_eq!(listed(&d.initial[&o]), vec![at(&table, &format!("ball.{from}[{k}]"))]);
+                assert!(listed(&d.outputs[&o]).is_empty(), "a state reads no input");
+            }
+        }
+        let q0: Vec<usize> = (1..=4).map(|k| at(&table, &format!("ball.q0[{k}]"))).collect();
+        for k in 1..=4 {
+            assert_eq!(listed(&d.initial[&at(&table, &format!("ball.q[{k}]"))]), q0);
+        }
+        // The ball's contact force reads the probe's pose inputs at a communication
+        // point, not its own (state) pose.
+        let f = listed(&d.outputs[&at(&table, "ball.f[3]")]);
+        assert!(f.contains(&at(&table, "probe.r[1]")) && f.contains(&at(&table, "probe.w[3]")));
+        assert!(f.iter().all(|&p| table.variables[p].causality == Causality::Input));
+    }
 }

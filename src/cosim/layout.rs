@@ -59,8 +59,9 @@ pub enum MotionVrs {
         q0: [usize; 4],
         v0: [usize; 3],
         w0: [usize; 3],
-        f_ext: [usize; 3],
-        t_ext: [usize; 3],
+        /// Inputs `<b>.f_ext`, `<b>.t_ext`, unless the scenario leaves them out.
+        f_ext: Option<[usize; 3]>,
+        t_ext: Option<[usize; 3]>,
         r: [usize; 3],
         q: [usize; 4],
         v: [usize; 3],
@@ -519,7 +520,7 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 t.real_parameter(format!("{n}.incline"), Fixed, "rad", a, Bounds { min: Some(-1.4), max: Some(1.4), positive: false }, "rotation of the body about the world y axis on top of q0 (positive: its +x side rises)")
             }),
         },
-        Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity, locked, joint } => {
+        Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity, locked, joint, external_load } => {
             let inertia = inertia.unwrap_or_else(|| geometry_start.as_ref().and_then(|g| crate::models::bbcc::shapes::default_inertia(g, *mass)).unwrap_or([1.0; 3]));
             MotionVrs::Free {
                 locked: t.boolean_parameter(format!("{n}.locked"), Fixed, *locked, "the body cannot rotate"),
@@ -529,8 +530,8 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 q0: t.real_array(&format!("{n}.q0"), |t, name, i| t.real_parameter(name, Fixed, "1", orientation[i], Bounds::ANY, format!("initial orientation quaternion (w, x, y, z), body to world, component {}", i + 1))),
                 v0: vec3_param(t, &format!("{n}.v0"), "m/s", *velocity, "initial velocity, world frame"),
                 w0: vec3_param(t, &format!("{n}.w0"), "rad/s", *angular_velocity, "initial angular velocity, world frame"),
-                f_ext: vec3_input(t, &format!("{n}.f_ext"), "N", [0.0; 3], "external force on the body origin, world frame"),
-                t_ext: vec3_input(t, &format!("{n}.t_ext"), "N.m", [0.0; 3], "external torque about the body origin, world frame"),
+                f_ext: external_load.then(|| vec3_input(t, &format!("{n}.f_ext"), "N", [0.0; 3], "external force on the body origin, world frame")),
+                t_ext: external_load.then(|| vec3_input(t, &format!("{n}.t_ext"), "N.m", [0.0; 3], "external torque about the body origin, world frame")),
                 r: vec3_output(t, &format!("{n}.r"), "m", "position of the body origin, world frame"),
                 q: t.real_array(&format!("{n}.q"), |t, name, i| t.real_output(name, "1", format!("orientation quaternion (w, x, y, z), body to world, component {}", i + 1))),
                 v: vec3_output(t, &format!("{n}.v"), "m/s", "velocity of the body origin, world frame"),

@@ -453,8 +453,12 @@ impl World {
                     mass: self.real(*mass),
                     inertia: self.vec3(inertia),
                 };
-                let f = self.loads[b].force + self.vec3(f_ext);
-                let mut t = self.loads[b].torque + self.vec3(t_ext);
+                let mut f = self.loads[b].force;
+                let mut t = self.loads[b].torque;
+                if let (Some(f_ext), Some(t_ext)) = (f_ext, t_ext) {
+                    f += self.vec3(f_ext);
+                    t += self.vec3(t_ext);
+                }
                 if self.own.values.booleans[*locked] {
                     // rotation locked: no spin, no turning
                     self.own.bodies[b].w = Vector3::zeros();

@@ -426,6 +426,13 @@ pub enum Motion {
         /// prescribed speed and rate if given (docs/cosimulation.md).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         joint: Option<Joint>,
+        /// Default true: the FMU has the inputs `<body>.f_ext` and `<body>.t_ext` (an
+        /// external force and torque, world frame). `false` leaves them out: a scene of
+        /// hundreds of free bodies that nothing outside pushes then has six inputs
+        /// fewer per body, which large-scene importers (OMSimulator) load much faster
+        /// (docs/fmu-interface.md, "Large scenes in OMSimulator").
+        #[serde(default = "yes", skip_serializing_if = "is_true")]
+        external_load: bool,
     },
     /// Does not move (obstacles, a ground cuboid). Parameters `<body>.r0`, `<body>.q0`
     /// and, when given, `<body>.incline`.
@@ -461,6 +468,14 @@ pub struct Joint {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
+fn yes() -> bool {
+    true
 }
 
 pub(crate) fn identity_quaternion() -> [f64; 4] {

@@ -513,6 +513,7 @@ pub fn validate(s: &Scenario) -> Vec<FieldError> {
                 angular_velocity,
                 locked,
                 joint,
+                external_load: _,
             } => {
                 c.positive(&format!("{p}.motion.mass"), *mass);
                 if matches!(
