@@ -17,6 +17,8 @@
 #   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
 #      (ci/behaviour.py); every example FMU under valgrind memcheck (ci/memcheck.sh);
 #      docs/scenario-format.md current with the schema
+#   7. platforms: the Windows and aarch64 Linux runtimes cross-built, every example FMU
+#      with all three run under Wine and qemu, bit-identical to linux64 (docs/platforms.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -107,6 +109,11 @@ step "behaviour: every example FMU's outputs bit-identical to ci/reference/behav
 
 step "memory: every example FMU under valgrind memcheck (instantiate, step, states, reset, free)"
 bash ci/memcheck.sh
+
+step "platforms: win64 and aarch64-linux runtimes cross-built (ci/cross.sh), every example packaged with all three, run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
+bash ci/cross.sh --test-tools
+target/release/contact-fmu package examples/*.json -o target/fmu-platforms --platforms linux64,win64,aarch64-linux
+.venv/bin/python ci/platforms.py target/fmu-platforms --validate
 
 step "docs: the scenario field reference matches the schema"
 .venv/bin/python ci/scenario_doc.py --check

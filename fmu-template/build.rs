@@ -15,7 +15,18 @@ fn main() {
     if !target.contains("linux-gnu") {
         return;
     }
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    // The target's C compiler, as the cc crate looks it up: a cross build asks the
+    // cross compiler (aarch64-linux-gnu-gcc), not the host's.
+    let under = target.replace('-', "_");
+    let keys = [format!("CC_{target}"), format!("CC_{under}"), "TARGET_CC".into(), "CC".into()];
+    for k in &keys {
+        println!("cargo:rerun-if-env-changed={k}");
+    }
+    let host = std::env::var("HOST").unwrap_or_default();
+    let cc = keys
+        .iter()
+        .find_map(|k| std::env::var(k).ok())
+        .unwrap_or_else(|| if host == target { "cc".into() } else { format!("{}-gcc", target.replace("-unknown", "")) });
     let found = Command::new(&cc)
         .arg("-print-file-name=libgcc_eh.a")
         .output()

@@ -20,6 +20,7 @@ pub mod cosim;
 pub mod guid;
 pub mod models;
 pub mod parallel;
+pub mod pmath;
 pub mod scenario;
 
 #[cfg(feature = "packager")]

@@ -32,10 +32,8 @@ enum Command {
         /// Output folder.
         #[arg(short, long, default_value = "target/fmu")]
         out: PathBuf,
-        /// The runtime library to put into the FMUs (default: $CONTACT_FMU_RUNTIME, or
-        /// libcontact_fmu_runtime.so next to this executable).
-        #[arg(long)]
-        runtime: Option<PathBuf>,
+        #[command(flatten)]
+        runtimes: RuntimeArgs,
         /// A JSON merge patch (RFC 7386) applied to every scenario first, e.g. the
         /// patch.json of `contact-fmu fit` (repeatable, applied in order).
         #[arg(long = "patch", value_name = "PATCH.json")]
@@ -83,9 +81,8 @@ enum Command {
         /// OspSystemStructure.xml and the FMUs beside it.
         #[arg(long, value_name = "DIR")]
         osp: Option<PathBuf>,
-        /// The runtime library (as for `package`).
-        #[arg(long)]
-        runtime: Option<PathBuf>,
+        #[command(flatten)]
+        runtimes: RuntimeArgs,
     },
     /// Fit FMI parameters of a scenario to a reference (another scenario, given values
     /// or a CSV of measurements), stage by stage (docs/calibration.md).
@@ -113,6 +110,44 @@ enum Command {
     /// meshes, a JSON sidecar with the parameters, the content ID and the mass
     /// properties; files of the same request are reused.
     Asset(asset_cli::AssetArgs),
+}
+
+/// Which runtime libraries go into the FMUs (docs/platforms.md).
+#[derive(clap::Args)]
+struct RuntimeArgs {
+    /// The host platform's runtime library (default: $CONTACT_FMU_RUNTIME, or
+    /// libcontact_fmu_runtime.so next to this executable).
+    #[arg(long)]
+    runtime: Option<PathBuf>,
+    /// A folder of other platforms' runtimes, laid out <platform>/<library>
+    /// (win64/contact_fmu_runtime.dll, aarch64-linux/libcontact_fmu_runtime.so,
+    /// darwin64/libcontact_fmu_runtime.dylib) (default: $CONTACT_FMU_RUNTIMES, or
+    /// runtimes/ next to this executable, where `bash ci/cross.sh` puts them).
+    #[arg(long, value_name = "DIR")]
+    runtimes: Option<PathBuf>,
+    /// The platforms the FMUs carry, comma-separated: linux64, win64, aarch64-linux,
+    /// darwin64 (default: every platform whose runtime is found; an error names a
+    /// platform asked for whose runtime is missing).
+    #[arg(long, value_delimiter = ',', value_name = "LIST")]
+    platforms: Vec<String>,
+}
+
+impl RuntimeArgs {
+    fn resolve(self) -> Result<packager::Runtimes, String> {
+        let host = runtime_library(self.runtime)?;
+        let dirs = packager::platforms::runtime_dirs(self.runtimes.as_deref());
+        let found = packager::Runtimes::discover(&host, &dirs).map_err(|e| e.to_string())?;
+        if self.platforms.is_empty() {
+            return Ok(found);
+        }
+        let wanted = self
+            .platforms
+            .iter()
+            .map(|p| packager::Platform::parse(p.trim()))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("--platforms: {e}"))?;
+        found.select(&wanted, &dirs).map_err(|e| e.to_string())
+    }
 }
 
 /// When started by `cargo run` and the runtime library is missing, build it (once):
@@ -153,14 +188,15 @@ fn run(cli: Cli) -> Result<(), String> {
         Command::Package {
             scenarios,
             out,
-            runtime,
+            runtimes,
             patches,
         } => {
-            let runtime = runtime_library(runtime)?;
+            let runtimes = runtimes.resolve()?;
+            eprintln!("platforms: {}", runtimes.names());
             let mut failed = 0;
             for (i, s) in scenarios.iter().enumerate() {
                 let t0 = Instant::now();
-                match packager::package_patched(s, &patches, &out, &runtime) {
+                match packager::package_patched(s, &patches, &out, &runtimes) {
                     Ok(fmu) => eprintln!(
                         "[{}/{}] {} -> {} ({:.0} ms)",
                         i + 1,
@@ -229,16 +265,16 @@ fn run(cli: Cli) -> Result<(), String> {
             step,
             params,
             osp,
-            runtime,
+            runtimes,
         } => {
-            let runtime = runtime_library(runtime)?;
+            let runtimes = runtimes.resolve()?;
             let params = params
                 .iter()
                 .map(|p| parse_param(p))
                 .collect::<Result<Vec<_>, _>>()?;
             let t0 = Instant::now();
             let (components, connections) =
-                packager::ssp::package(&scenarios, &out, &runtime, step, &params, osp.as_deref())?;
+                packager::ssp::package(&scenarios, &out, &runtimes, step, &params, osp.as_deref())?;
             for (i, c) in components.iter().enumerate() {
                 let n_in = connections.iter().filter(|k| k.to == i).count();
                 let n_out = connections.iter().filter(|k| k.from == i).count();

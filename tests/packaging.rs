@@ -419,3 +419,55 @@ fn broken_side_files_are_refused_by_check_and_package_not_at_instantiation() {
     }
     assert!(!dir.path().join("out/pcm_bouncing_bubbles.fmu").exists());
 }
+
+#[test]
+fn the_cli_puts_every_platform_runtime_into_the_fmu_and_names_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtimes = dir.path().join("runtimes");
+    // stand-ins: the packager copies runtimes unchanged, whatever their bytes
+    for (folder, file) in [("win64", "contact_fmu_runtime.dll"), ("aarch64-linux", "libcontact_fmu_runtime.so")] {
+        std::fs::create_dir_all(runtimes.join(folder)).unwrap();
+        std::fs::write(runtimes.join(folder).join(file), folder.as_bytes()).unwrap();
+    }
+    let example = root().join("examples/bbcc_sphere_drop.json");
+    let run = |platforms: &str| {
+        Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
+            .args(["package", "-o"])
+            .arg(dir.path())
+            .arg("--runtimes")
+            .arg(&runtimes)
+            .args(["--platforms", platforms])
+            .arg(&example)
+            .env("CONTACT_FMU_RUNTIME", runtime())
+            .output()
+            .unwrap()
+    };
+    let out = run("linux64,win64,aarch64-linux");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fmu = dir.path().join("bbcc_sphere_drop.fmu");
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
+    let names: Vec<String> = zip.file_names().map(String::from).collect();
+    for entry in [
+        "binaries/linux64/bbcc_sphere_drop.so",
+        "binaries/win64/bbcc_sphere_drop.dll",
+        "binaries/aarch64-linux/bbcc_sphere_drop.so",
+    ] {
+        assert!(names.iter().any(|n| n == entry), "{entry} not in {names:?}");
+    }
+    let mut dll = String::new();
+    zip.by_name("binaries/win64/bbcc_sphere_drop.dll").unwrap().read_to_string(&mut dll).unwrap();
+    assert_eq!(dll, "win64");
+
+    let out = run("win64");
+    assert!(out.status.success());
+    let zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
+    let binaries: Vec<&str> = zip.file_names().filter(|n| n.starts_with("binaries/")).collect();
+    assert_eq!(binaries, ["binaries/win64/bbcc_sphere_drop.dll"]);
+
+    let out = run("linux64,darwin64");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no FMU runtime for the platform 'darwin64'") && err.contains("ci/cross.sh"), "{err}");
+    let out = run("win32");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--platforms: unknown platform 'win32'"));
+}

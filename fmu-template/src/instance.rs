@@ -46,6 +46,10 @@ pub struct Instance {
     pub stop_time: Option<f64>,
     /// Strings handed out by fmi2GetString, valid until the next call.
     pub string_buffer: Vec<CString>,
+    /// For the platform tests only: the FMI function (named by the environment
+    /// variable `CONTACT_FMU_TEST_PANIC` at fmi2Instantiate) that panics on purpose, to
+    /// show that the boundary catches a panic on every platform (ci/platforms.py).
+    pub test_panic: Option<String>,
 }
 
 impl Instance {
@@ -80,6 +84,7 @@ impl Instance {
             logger,
             stop_time: None,
             string_buffer: vec![],
+            test_panic: std::env::var("CONTACT_FMU_TEST_PANIC").ok(),
         })
     }
 

@@ -54,6 +54,9 @@ unsafe fn call(
                 &format!("{func} (state {})", inst.state.name()),
             );
         }
+        if inst.test_panic.as_deref() == Some(func) {
+            panic!("a test panic in {func} (CONTACT_FMU_TEST_PANIC)");
+        }
         if inst.state as Mask & allowed == 0 {
             inst.error(&format!(
                 "{func}: illegal call sequence: not allowed in state {}, only in {}",

@@ -73,6 +73,7 @@ pub fn mass_properties(mesh: &TriMesh) -> MassProperties {
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::*;
     use nalgebra::{Isometry3, Vector3};
 
@@ -127,7 +128,7 @@ mod tests {
         let (r, l, n) = (0.4, 0.3, 256);
         let p = mass_properties(&TriMesh::cylinder_y(r, l, n));
         let ratio =
-            (2.0 * std::f64::consts::PI / n as f64).sin() * n as f64 / (2.0 * std::f64::consts::PI);
+            pmath::sin(2.0 * std::f64::consts::PI / n as f64) * n as f64 / (2.0 * std::f64::consts::PI);
         let v = std::f64::consts::PI * r * r * l;
         assert!(rel(p.volume, v * ratio) < 1e-12, "prism volume is exact");
         let i = p.inertia(1.0);

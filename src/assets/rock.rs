@@ -15,6 +15,7 @@
 //! Every rock is moved so that its centre of mass is the origin; its mass properties
 //! are exact for the mesh ([`super::mass`]).
 
+use crate::pmath;
 use super::mass::{mass_properties, MassProperties};
 use super::AssetError;
 use crate::models::scm::mesh::TriMesh;
@@ -260,7 +261,7 @@ pub fn generate(p: &RockParams) -> Result<Rock, AssetError> {
                 let u: f64 = rng.gen_range(0.0..1.0);
                 let rho = radius * (1.0 - sigma_radial * n1.abs()).clamp(0.0, 1.0);
                 let z = height * ((u + sigma_height * n2).clamp(0.0, 1.0) - 0.5);
-                pts.push([rho * phi.cos(), rho * phi.sin(), z]);
+                pts.push([rho * pmath::cos(phi), rho * pmath::sin(phi), z]);
             }
             let m = TriMesh::convex_hull(&pts);
             if m.triangles.len() < 4 {

@@ -24,6 +24,7 @@
 //! seeds from the field's seed) and scaled to unit diameter (mean of the plan extents
 //! in x and y); each placed rock is one of them, scaled to its diameter.
 
+use crate::pmath;
 use super::mass::MassProperties;
 use super::rock::{self, RockParams};
 use super::surface::{SurfaceParams, Terrain};
@@ -168,18 +169,18 @@ impl RocksParams {
     pub fn model_coverage(&self, d: f64) -> f64 {
         let q = q_of_k(self.k);
         let d = d.clamp(self.d_min, self.d_max);
-        self.k * ((-q * d).exp() - (-q * self.d_max).exp())
+        self.k * (pmath::exp(-q * d) - pmath::exp(-q * self.d_max))
     }
 
     /// Diameter grid and the cumulative number per unit area from d_min, for sampling.
     fn cdf(&self) -> (Vec<f64>, Vec<f64>) {
         const N: usize = 8192;
         let q = q_of_k(self.k);
-        let n = |d: f64| self.k * q * (-q * d).exp() / (std::f64::consts::PI * d * d / 4.0);
+        let n = |d: f64| self.k * q * pmath::exp(-q * d) / (std::f64::consts::PI * d * d / 4.0);
         // log-spaced nodes: n(D) varies as 1/D^2
-        let (a, b) = (self.d_min.ln(), self.d_max.ln());
+        let (a, b) = (pmath::ln(self.d_min), pmath::ln(self.d_max));
         let ds: Vec<f64> = (0..=N)
-            .map(|i| (a + (b - a) * i as f64 / N as f64).exp())
+            .map(|i| pmath::exp(a + (b - a) * i as f64 / N as f64))
             .collect();
         let mut c = vec![0.0; N + 1];
         for i in 1..=N {
@@ -291,7 +292,7 @@ pub fn generate(
             r.mesh
                 .vertices
                 .iter()
-                .map(|v| v.x.hypot(v.y))
+                .map(|v| pmath::hypot(v.x, v.y))
                 .fold(0.0, f64::max),
         );
         prototypes.push(r);
@@ -334,7 +335,7 @@ pub fn generate(
                     (cj.saturating_sub(1)..(cj + 2).min(gy)).all(|j| {
                         grid[j * gx + i].iter().all(|&o| {
                             let (_, _, ox, oy, or, _) = placed[o as usize];
-                            (ox - x).hypot(oy - y) >= or + r
+                            pmath::hypot(ox - x, oy - y) >= or + r
                         })
                     })
                 });
@@ -359,7 +360,7 @@ pub fn generate(
     let rocks: Vec<PlacedRock> = placed
         .par_iter()
         .map(|&(proto, d, x, y, _, yaw)| {
-            let q = UnitQuaternion::from_axis_angle(&Vector3::z_axis(), yaw);
+            let q = crate::pmath::quat_from_axis_angle(&Vector3::z_axis(), yaw);
             let proto_rock = &prototypes[proto as usize];
             let mut lift = f64::NEG_INFINITY;
             for v in &proto_rock.mesh.vertices {

@@ -9,6 +9,7 @@
 //! height by central differences over `NORMAL_STEP`. [`Terrain::grid`] samples a
 //! height grid (for SCM) and [`HeightGrid::mesh`] triangulates it.
 
+use crate::pmath;
 use super::AssetError;
 use crate::models::scm::mesh::TriMesh;
 use crate::models::terrain::HeightField;
@@ -408,18 +409,18 @@ impl Terrain {
                     slope,
                     direction,
                 } => {
-                    let (t, d) = (slope.to_radians().tan(), direction.to_radians());
+                    let (t, d) = (pmath::tan(slope.to_radians()), direction.to_radians());
                     Source::Plane {
                         h: *height,
-                        gx: t * d.cos(),
-                        gy: t * d.sin(),
+                        gx: t * pmath::cos(d),
+                        gy: t * pmath::sin(d),
                     }
                 }
                 Layer::Profile { points, direction } => {
                     let d = direction.to_radians();
                     Source::Profile {
-                        c: d.cos(),
-                        s: d.sin(),
+                        c: pmath::cos(d),
+                        s: pmath::sin(d),
                         points: points.clone(),
                     }
                 }
@@ -724,9 +725,9 @@ mod tests {
         // a 10 degree slope rising towards +y
         let t = Terrain::new(&params(vec![slope]), dir).unwrap();
         let n = t.normal(3.0, 4.0);
-        let e = Vector3::new(0.0, -10f64.to_radians().sin(), 10f64.to_radians().cos());
+        let e = Vector3::new(0.0, -pmath::sin(10f64.to_radians()), pmath::cos(10f64.to_radians()));
         assert!((n - e).norm() < 1e-9, "{n}");
-        assert!((t.height(0.0, 1.0) - 0.3 - 10f64.to_radians().tan()).abs() < 1e-12);
+        assert!((t.height(0.0, 1.0) - 0.3 - pmath::tan(10f64.to_radians())).abs() < 1e-12);
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! concentric rings around the hub and a small fan over each grouser's end face.
 //! Every outer-surface edge is at most `max_edge` long (the SCM grid spacing, say).
 
+use crate::pmath;
 use super::AssetError;
 use crate::models::scm::mesh::TriMesh;
 use nalgebra::Vector3;
@@ -187,9 +188,9 @@ impl WheelParams {
     /// Angular shift of the grouser pattern at `y`, rad.
     fn shift(&self, y: f64) -> f64 {
         match self.grousers.as_ref().map(|g| &g.pattern) {
-            Some(GrouserPattern::Slanted { angle }) => y * angle.to_radians().tan() / self.radius,
+            Some(GrouserPattern::Slanted { angle }) => y * pmath::tan(angle.to_radians()) / self.radius,
             Some(GrouserPattern::Chevron { angle }) => {
-                y.abs() * angle.to_radians().tan() / self.radius
+                y.abs() * pmath::tan(angle.to_radians()) / self.radius
             }
             _ => 0.0,
         }
@@ -282,7 +283,7 @@ fn stations(p: &WheelParams) -> Vec<Station> {
 }
 
 fn point(theta: f64, y: f64, rho: f64) -> Vector3<f64> {
-    Vector3::new(rho * theta.sin(), y, -rho * theta.cos())
+    Vector3::new(rho * pmath::sin(theta), y, -rho * pmath::cos(theta))
 }
 
 /// Most faces a generated wheel may have: 20 million, about 1.5 GB while generating
@@ -482,7 +483,7 @@ mod tests {
         let m = parry(&generate(&p).unwrap());
         let pitch = 2.0 * PI / 12.0;
         // a grouser's top is one chord (8 mm < max_edge): its sagitta at the centre
-        let top = 0.26 * (1.0 - (0.004f64 / 0.25).cos()) + 1e-9;
+        let top = 0.26 * (1.0 - pmath::cos(0.004f64 / 0.25)) + 1e-9;
         for k in 0..12 {
             let c = pitch * k as f64;
             for y in [-0.09, 0.0, 0.07] {
@@ -490,7 +491,7 @@ mod tests {
                 assert!((reach(&m, c, y) - 0.26).abs() < top, "grouser {k} at y {y}");
                 let r = reach(&m, c + 0.5 * pitch, y);
                 assert!(
-                    (r - 0.25).abs() < 0.25 * (1.0 - (PI / 24.0).cos()) + 1e-9,
+                    (r - 0.25).abs() < 0.25 * (1.0 - pmath::cos(PI / 24.0)) + 1e-9,
                     "tread {r}"
                 );
             }
@@ -501,7 +502,7 @@ mod tests {
         let p = wheel(GrouserPattern::Slanted { angle: 30.0 }, Profile::Flat);
         let m = parry(&generate(&p).unwrap());
         let y = 0.08;
-        let shift = y * 30f64.to_radians().tan() / 0.25;
+        let shift = y * pmath::tan(30f64.to_radians()) / 0.25;
         assert!((reach(&m, shift, y) - 0.26).abs() < top);
         assert!(reach(&m, 0.0, y) < 0.2505, "not straight any more");
         // chevron: the same shift on both sides
@@ -563,7 +564,7 @@ mod tests {
             for t in &m.triangles {
                 let v = t.map(|k| m.vertices[k as usize]);
                 for (a, b) in [(0, 1), (1, 2), (2, 0)] {
-                    let on_rim = |p: &Vector3<f64>| p.x.hypot(p.z) > 0.25 - 1e-9;
+                    let on_rim = |p: &Vector3<f64>| pmath::hypot(p.x, p.z) > 0.25 - 1e-9;
                     if on_rim(&v[a]) && on_rim(&v[b]) && (v[a].y - v[b].y).abs() > 1e-12 {
                         longest = longest.max((v[a] - v[b]).norm());
                     }
@@ -571,7 +572,7 @@ mod tests {
             }
             // a cell's diagonal: sides of at most max_edge, sheared by the slant
             let e = 0.01;
-            let shear = 0.01 * 20f64.to_radians().tan();
+            let shear = 0.01 * pmath::tan(20f64.to_radians());
             assert!(
                 longest <= (e * e + (e + shear).powi(2)).sqrt() + 1e-12,
                 "{longest}"
@@ -582,8 +583,8 @@ mod tests {
                 let v = t.map(|k| m.vertices[k as usize]);
                 for (a, b) in [(0, 1), (1, 2), (2, 0)] {
                     if (v[a].y - v[b].y).abs() < 1e-12
-                        && v[a].x.hypot(v[a].z) > 0.25 - 1e-9
-                        && v[b].x.hypot(v[b].z) > 0.25 - 1e-9
+                        && pmath::hypot(v[a].x, v[a].z) > 0.25 - 1e-9
+                        && pmath::hypot(v[b].x, v[b].z) > 0.25 - 1e-9
                     {
                         around = around.max((v[a] - v[b]).norm());
                     }

@@ -18,6 +18,7 @@
 //! [`external::External`] hands them to another process (the packaged FMU on a Dask
 //! cluster, `examples/fit_dask.py`).
 
+use crate::pmath;
 pub mod external;
 pub mod spec;
 
@@ -276,14 +277,14 @@ pub fn parameters(
         if let Some(b) = &t.base_spring {
             // Barthelmes 2018, eq. (28): k_c = z_base^(1 - k_exp) k̄_c
             let exp = p.get(&b.exponent).copied().unwrap_or(b.exponent_start);
-            p.insert(t.parameter.clone(), b.z_base.powf(1.0 - exp) * v);
+            p.insert(t.parameter.clone(), pmath::powf(b.z_base, 1.0 - exp) * v);
         }
         if let Some(b) = &t.base_slip_sinkage {
             // Barthelmes 2018, eq. (29):
             // k_s,max = ((k_s0 - z_base) / k_s0)^(1 - k_s,exp) k̄_s,max
             let exp = p.get(&b.exponent).copied().unwrap_or(b.exponent_start);
             let limit = p.get(&b.limit).copied().unwrap_or(b.limit_start);
-            let f = ((limit - b.z_base) / limit).powf(1.0 - exp);
+            let f = pmath::powf((limit - b.z_base) / limit, 1.0 - exp);
             // a limit at or under z_base has no base rate: NaN, refused by the objective
             p.insert(
                 t.parameter.clone(),

@@ -1,5 +1,6 @@
 //! The fit description: JSON read with field paths in its errors.
 
+use crate::pmath;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -202,7 +203,7 @@ impl Tuner {
     /// Value -> the optimizer's coordinate.
     pub fn to_scaled(&self, x: f64) -> f64 {
         if self.log() {
-            x.ln()
+            pmath::ln(x)
         } else {
             x / (self.max - self.min)
         }
@@ -211,7 +212,7 @@ impl Tuner {
     /// The optimizer's coordinate -> value.
     pub fn from_scaled(&self, u: f64) -> f64 {
         if self.log() {
-            u.exp()
+            pmath::exp(u)
         } else {
             u * (self.max - self.min)
         }

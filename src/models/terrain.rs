@@ -1,6 +1,7 @@
 //! Rigid terrain surfaces, world frame (z up): where a point is relative to the ground,
 //! and the ground's normal there.
 
+use crate::pmath;
 use nalgebra::Vector3;
 use std::sync::Arc;
 
@@ -157,7 +158,7 @@ impl Surface {
     /// (For a height field: along y = 0; see [`Surface::height_at`].)
     pub fn height(&self, x: f64) -> f64 {
         match self {
-            Surface::Plane { height, angle } => height + x * angle.tan(),
+            Surface::Plane { height, angle } => height + x * pmath::tan(*angle),
             Surface::Profile { points } => profile_height(points, x),
             Surface::Field(f) => f.height(x, 0.0),
         }
@@ -183,7 +184,7 @@ impl Surface {
     pub fn closest(&self, p: &Vector3<f64>) -> SurfacePoint {
         match self {
             Surface::Plane { height, angle } => {
-                let normal = Vector3::new(-angle.sin(), 0.0, angle.cos());
+                let normal = Vector3::new(-pmath::sin(*angle), 0.0, pmath::cos(*angle));
                 let origin = Vector3::new(0.0, p.y, *height);
                 let distance = (p - origin).dot(&normal);
                 SurfacePoint {
@@ -235,7 +236,7 @@ impl Surface {
             if side <= 0.0 {
                 return; // the centre is behind this face
             }
-            let dist = ex.hypot(ez);
+            let dist = pmath::hypot(ex, ez);
             let depth = radius - dist;
             if depth <= 0.0 {
                 return;
@@ -319,7 +320,7 @@ fn closest_on_profile(points: &[[f64; 2]], p: &Vector3<f64>) -> SurfacePoint {
     let mut best = (f64::INFINITY, first, [0.0, 1.0], true);
     let mut consider = |a: [f64; 2], b: [f64; 2], a_open: bool, b_open: bool| {
         let (t, q, n) = on_segment(a, b, px, pz, a_open, b_open);
-        let dist = (px - q[0]).hypot(pz - q[1]);
+        let dist = pmath::hypot(px - q[0], pz - q[1]);
         if dist < best.0 {
             best = (dist, q, n, (a_open || t > 0.0) && (b_open || t < 1.0));
         }
@@ -359,7 +360,7 @@ pub fn ramps_profile(height: f64, starts: &[f64], angles: &[f64], tail: f64) -> 
     for (i, (&x0, &a)) in starts.iter().zip(angles).enumerate() {
         pts.push([x0, z]);
         let x1 = starts.get(i + 1).copied().unwrap_or(x0 + tail);
-        z += (x1 - x0) * a.tan();
+        z += (x1 - x0) * pmath::tan(a);
         if i + 1 == starts.len() {
             pts.push([x1, z]);
         }
@@ -382,7 +383,7 @@ mod tests {
         assert!((c.point.z - s.height(c.point.x)).abs() < 1e-12);
         assert!(((p - c.point).normalize() - c.normal).norm() < 1e-12);
         assert!(
-            (c.distance - (1.0 - 10f64.to_radians().tan()) * 10f64.to_radians().cos()).abs()
+            (c.distance - (1.0 - pmath::tan(10f64.to_radians())) * pmath::cos(10f64.to_radians())).abs()
                 < 1e-12
         );
     }
@@ -409,7 +410,7 @@ mod tests {
                 }
             }
             let c = s.disc_contact(&Vector3::new(x, 0.0, hi), r);
-            let angle = (-c.normal.x).atan2(c.normal.z);
+            let angle = pmath::atan2(-c.normal.x, c.normal.z);
             assert!(
                 angle >= last_angle - 1e-9 && angle - last_angle < 2f64.to_radians(),
                 "x {x}: {angle} after {last_angle}"
@@ -424,8 +425,8 @@ mod tests {
         let pts = ramps_profile(0.0, &[1.0, 2.0], &[20f64.to_radians(), 0.0], 1.0);
         let s = Surface::Profile { points: pts };
         assert_eq!(s.height(0.5), 0.0);
-        assert!((s.height(1.5) - 0.5 * 20f64.to_radians().tan()).abs() < 1e-12);
-        assert!((s.height(5.0) - 20f64.to_radians().tan()).abs() < 1e-12);
+        assert!((s.height(1.5) - 0.5 * pmath::tan(20f64.to_radians())).abs() < 1e-12);
+        assert!((s.height(5.0) - pmath::tan(20f64.to_radians())).abs() < 1e-12);
         // above the flat part
         let c = s.closest(&Vector3::new(0.0, 0.0, 0.3));
         assert!(
@@ -434,7 +435,7 @@ mod tests {
         );
         // above the ramp
         let on = Vector3::new(1.5, 0.0, s.height(1.5));
-        let n = Vector3::new(-20f64.to_radians().sin(), 0.0, 20f64.to_radians().cos());
+        let n = Vector3::new(-pmath::sin(20f64.to_radians()), 0.0, pmath::cos(20f64.to_radians()));
         let c = s.closest(&(on + 0.1 * n));
         assert!((c.distance - 0.1).abs() < 1e-12 && (c.normal - n).norm() < 1e-12);
         // below the surface: negative distance

@@ -2,14 +2,18 @@
 //!
 //! An FMU is a zip archive holding
 //! - `modelDescription.xml` ([`model_description`]),
-//! - `binaries/linux64/<modelIdentifier>.so`: the runtime library, copied unchanged,
+//! - `binaries/<platform>/<modelIdentifier>.<so|dll|dylib>`: the runtime library of each
+//!   platform ([`platforms`]; `linux64`, `win64`, `aarch64-linux`), copied unchanged,
 //! - `resources/scenario.json`: the canonical scenario the runtime reads at
 //!   fmi2Instantiate (its hash is the GUID),
 //! - `documentation/index.html` ([`documentation`]).
 
 pub mod documentation;
 pub mod model_description;
+pub mod platforms;
 pub mod ssp;
+
+pub use platforms::{Platform, Runtimes};
 
 use crate::cosim::layout;
 use crate::scenario::{self, Scenario, ScenarioError};
@@ -26,6 +30,12 @@ pub enum PackageError {
     Scenario(#[from] ScenarioError),
     #[error("the FMU runtime library was not found (looked for {looked}).\n  Build it with `cargo build --release` at the top of the repository (it builds the whole workspace), or pass --runtime PATH / set CONTACT_FMU_RUNTIME.")]
     RuntimeMissing { looked: String },
+    #[error("no FMU runtime for the platform '{platform}' (looked in {looked}; found: {found}).\n  Build the other platforms' runtimes with `bash ci/cross.sh`, or pass --runtimes DIR (a folder of <platform>/<library>, e.g. built on another machine) / set CONTACT_FMU_RUNTIMES.")]
+    PlatformMissing {
+        platform: String,
+        looked: String,
+        found: String,
+    },
     #[error("{path}: {source}")]
     Io {
         path: String,
@@ -161,13 +171,14 @@ pub fn check(path: &Path, patches: &[PathBuf]) -> Result<Scenario, PackageError>
 }
 
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
-/// with the runtime library `runtime`. Returns the path of the FMU.
+/// with the runtime libraries `runtimes` (a path: the host's only; or [`Runtimes`]).
+/// Returns the path of the FMU.
 pub fn package(
     scenario_path: &Path,
     out_dir: &Path,
-    runtime: &Path,
+    runtimes: impl Into<Runtimes>,
 ) -> Result<PathBuf, PackageError> {
-    package_patched(scenario_path, &[], out_dir, runtime)
+    package_patched(scenario_path, &[], out_dir, runtimes)
 }
 
 /// [`package`] with JSON merge patches applied to the scenario first
@@ -176,11 +187,16 @@ pub fn package_patched(
     scenario_path: &Path,
     patches: &[PathBuf],
     out_dir: &Path,
-    runtime: &Path,
+    runtimes: impl Into<Runtimes>,
 ) -> Result<PathBuf, PackageError> {
+    let runtimes: Runtimes = runtimes.into();
     let scenario = check(scenario_path, patches)?;
     let c = contents(&scenario, &model_description::timestamp_now());
-    let runtime_bytes = std::fs::read(runtime).map_err(io(runtime))?;
+    let mut binaries = vec![];
+    for (p, lib) in &runtimes.libraries {
+        let name = format!("binaries/{}/{}.{}", p.folder(), scenario.model_identifier, p.extension());
+        binaries.push((name, std::fs::read(lib).map_err(io(lib))?));
+    }
     // Assets go to resources/ under the path the scenario gives (validated to stay inside
     // the scenario's folder), so the runtime resolves them the same way.
     let dir = crate::scenario::folder_of(scenario_path);
@@ -235,7 +251,7 @@ pub fn package_patched(
     let fmu_path = out_dir.join(format!("{}.fmu", scenario.model_identifier));
     // Write next to the target and rename, so a reader never sees half an archive.
     let tmp_path = out_dir.join(format!(".{}.fmu.tmp", scenario.model_identifier));
-    write_archive(&tmp_path, &c, &runtime_bytes, &assets)?;
+    write_archive(&tmp_path, &c, &binaries, &assets)?;
     std::fs::rename(&tmp_path, &fmu_path).map_err(io(&fmu_path))?;
     Ok(fmu_path)
 }
@@ -243,7 +259,7 @@ pub fn package_patched(
 fn write_archive(
     path: &Path,
     c: &FmuContents,
-    runtime: &[u8],
+    binaries: &[(String, Vec<u8>)],
     assets: &[(String, Vec<u8>)],
 ) -> Result<(), PackageError> {
     use zip::write::SimpleFileOptions;
@@ -258,14 +274,12 @@ fn write_archive(
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default())
         .unix_permissions(0o644);
-    let so_name = format!("binaries/linux64/{}.so", c.scenario.model_identifier);
-    let entries: [(&str, &[u8], u32); 4] = [
-        (
-            "modelDescription.xml",
-            c.model_description.as_bytes(),
-            0o644,
-        ),
-        (so_name.as_str(), runtime, 0o755),
+    let head: [(&str, &[u8], u32); 1] = [(
+        "modelDescription.xml",
+        c.model_description.as_bytes(),
+        0o644,
+    )];
+    let tail: [(&str, &[u8], u32); 2] = [
         ("resources/scenario.json", c.scenario_json.as_bytes(), 0o644),
         (
             "documentation/index.html",
@@ -273,10 +287,18 @@ fn write_archive(
             0o644,
         ),
     ];
+    let binary_entries = binaries
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice(), 0o755));
     let asset_entries = assets
         .iter()
         .map(|(n, b)| (n.as_str(), b.as_slice(), 0o644));
-    for (name, bytes, mode) in entries.into_iter().chain(asset_entries) {
+    for (name, bytes, mode) in head
+        .into_iter()
+        .chain(binary_entries)
+        .chain(tail)
+        .chain(asset_entries)
+    {
         zip.start_file(name, opts.unix_permissions(mode))
             .map_err(zerr)?;
         zip.write_all(bytes).map_err(io(path))?;

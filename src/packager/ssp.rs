@@ -442,7 +442,7 @@ fn write_osp_into(
 pub fn package(
     scenarios: &[std::path::PathBuf],
     ssp_path: &std::path::Path,
-    runtime: &std::path::Path,
+    runtimes: &super::Runtimes,
     step_size: Option<f64>,
     parameters: &[(String, String, ParamValue)],
     osp_dir: Option<&std::path::Path>,
@@ -462,7 +462,7 @@ pub fn package(
     std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
     let staging = parent.join(format!(".{stem}.ssp-fmus"));
     let result = package_staged(
-        scenarios, ssp_path, &stem, &staging, runtime, step_size, parameters, osp_dir,
+        scenarios, ssp_path, &stem, &staging, runtimes, step_size, parameters, osp_dir,
     );
     let _ = std::fs::remove_dir_all(&staging);
     result
@@ -474,7 +474,7 @@ fn package_staged(
     ssp_path: &std::path::Path,
     name: &str,
     staging: &std::path::Path,
-    runtime: &std::path::Path,
+    runtimes: &super::Runtimes,
     step_size: Option<f64>,
     parameters: &[(String, String, ParamValue)],
     osp_dir: Option<&std::path::Path>,
@@ -492,7 +492,7 @@ fn package_staged(
                 s.model_identifier
             ));
         }
-        let fmu = super::package(path, staging, runtime).map_err(|e| e.to_string())?;
+        let fmu = super::package(path, staging, runtimes).map_err(|e| e.to_string())?;
         let (table, _, _) = crate::cosim::layout::build(&s);
         let e = &s.default_experiment;
         let x = experiment.get_or_insert(Experiment {

@@ -2,6 +2,7 @@
 //! Declares the materials, the BBCC constants and the per-body contact outputs; keeps
 //! the parry shapes, the broad phase and the contact memories.
 
+use crate::pmath;
 use super::broad_phase::SweepAndPrune;
 use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw, PairWrench, PartMemory};
 use super::pair_rule::PairRule;
@@ -448,7 +449,7 @@ fn above_plane(aabb: &Aabb, plane: &Isometry3<f64>, surface: &Surface) -> bool {
     let Surface::Plane { angle, .. } = surface else {
         return false;
     };
-    let n = Vector3::new(-angle.sin(), 0.0, angle.cos());
+    let n = Vector3::new(-pmath::sin(*angle), 0.0, pmath::cos(*angle));
     !super::pair::below_plane(aabb, &plane.translation.vector, &n)
 }
 
@@ -565,9 +566,9 @@ impl Bbcc {
         self.halfspace = match *w.surface {
             Surface::Plane { height, angle } => Some((
                 SharedShape::halfspace(nalgebra::Unit::new_normalize(Vector3::new(
-                    -angle.sin(),
+                    -pmath::sin(angle),
                     0.0,
-                    angle.cos(),
+                    pmath::cos(angle),
                 ))),
                 Isometry3::translation(0.0, 0.0, height),
             )),

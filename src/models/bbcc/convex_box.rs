@@ -202,6 +202,7 @@ fn cylinder_witnesses(
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::*;
     use parry3d_f64::shape::{ConvexPolyhedron, Cylinder, Shape};
 
@@ -228,11 +229,11 @@ mod tests {
         for k in 0..200 {
             let t = k as f64 * 0.1;
             // a foot over the box's top face, tilted and turned, pressed in 0-2 mm
-            let rot = Vector3::new(1.2 + 0.3 * t.sin(), 0.2 * (1.3 * t).cos(), 0.7 * t);
-            let top = box_iso * nalgebra::Point3::new(0.25 * t.sin(), 0.15 * (0.7 * t).cos(), 0.1);
+            let rot = Vector3::new(1.2 + 0.3 * pmath::sin(t), 0.2 * pmath::cos(1.3 * t), 0.7 * t);
+            let top = box_iso * nalgebra::Point3::new(0.25 * pmath::sin(t), 0.15 * pmath::cos(0.7 * t), 0.1);
             let probe = Isometry3::new(top.coords, rot);
             let reach = cyl.support_point(&probe, &-Vector3::z()).z - top.z;
-            let depth = 2e-3 * ((0.37 * t).sin() * 0.5 + 0.5);
+            let depth = 2e-3 * (pmath::sin(0.37 * t) * 0.5 + 0.5);
             let iso = Isometry3::new(top.coords - Vector3::z() * (depth + reach), rot);
             match face_test(
                 &half,
@@ -279,14 +280,14 @@ mod tests {
         for k in 0..2000 {
             let t = k as f64 * 0.37;
             let rot = Vector3::new(
-                std::f64::consts::FRAC_PI_2 * (0.9 + 0.2 * (1.7 * t).sin()),
-                0.3 * (0.9 * t).cos(),
+                std::f64::consts::FRAC_PI_2 * (0.9 + 0.2 * pmath::sin(1.7 * t)),
+                0.3 * pmath::cos(0.9 * t),
                 t,
             );
             let over = box_iso
-                * nalgebra::Point3::new(0.04 * (1.3 * t).sin(), 0.035 * (0.7 * t).cos(), 0.017);
+                * nalgebra::Point3::new(0.04 * pmath::sin(1.3 * t), 0.035 * pmath::cos(0.7 * t), 0.017);
             let probe = Isometry3::new(over.coords + Vector3::z() * 0.1, rot);
-            let depth = 3e-3 * ((0.37 * t).sin() * 0.5 + 0.5);
+            let depth = 3e-3 * (pmath::sin(0.37 * t) * 0.5 + 0.5);
             // lower the foot until it reaches `depth` below the box's top
             let reach = cyl.support_point(&probe, &-Vector3::z()).z - over.z;
             let iso = Isometry3::new(

@@ -1,5 +1,6 @@
 //! Regularized Coulomb friction, Buse 2023 eq. (4).
 
+use crate::pmath;
 use nalgebra::Vector3;
 
 /// Friction force, N, Buse 2023 eq. (4): magnitude `mu F_N tanh(|v_T| / v_d)`, opposing
@@ -15,7 +16,7 @@ pub fn regularized_coulomb(
     if speed == 0.0 || normal_force <= 0.0 {
         return Vector3::zeros();
     }
-    -v_t * (mu * normal_force * (speed / v_d).tanh() / speed)
+    -v_t * (mu * normal_force * pmath::tanh(speed / v_d) / speed)
 }
 
 #[cfg(test)]
@@ -27,7 +28,7 @@ mod tests {
         let f = regularized_coulomb(0.4, 10.0, &Vector3::new(1.0, 0.0, 0.0), 0.01);
         assert!(f.x < 0.0 && (f.x + 4.0).abs() < 1e-9);
         let slow = regularized_coulomb(0.4, 10.0, &Vector3::new(0.0, 0.001, 0.0), 0.01);
-        assert!((slow.y + 4.0 * (0.1f64).tanh()).abs() < 1e-12);
+        assert!((slow.y + 4.0 * pmath::tanh(0.1f64)).abs() < 1e-12);
         assert_eq!(
             regularized_coulomb(0.4, 10.0, &Vector3::zeros(), 0.01),
             Vector3::zeros()
@@ -54,7 +55,7 @@ pub fn bengisu_akay(
     let magnitude = if speed < v_d {
         normal_force * mu_s - normal_force * mu_s / (v_d * v_d) * (speed - v_d) * (speed - v_d)
     } else {
-        normal_force * mu + normal_force * (mu_s - mu) * (-xi * (speed - v_d)).exp()
+        normal_force * mu + normal_force * (mu_s - mu) * pmath::exp(-xi * (speed - v_d))
     };
     -v_t * (magnitude / speed)
 }
@@ -70,7 +71,7 @@ pub fn spin_torque(mu: f64, normal_force: f64, r_eff: f64, delta: f64, spin: f64
         return 0.0;
     }
     let a = (r_eff * delta).sqrt();
-    mu * normal_force * std::f64::consts::PI * a * a * (a * spin.abs() / v_d).tanh()
+    mu * normal_force * std::f64::consts::PI * a * a * pmath::tanh(a * spin.abs() / v_d)
 }
 
 /// Rolling resistance torque, N m, on the body whose angular velocity relative to the
@@ -95,7 +96,7 @@ pub fn rolling_resistance(
     if mu_r <= 0.0 || normal_force <= 0.0 || speed == 0.0 {
         return Vector3::zeros();
     }
-    -w_r * (mu_r * r_eff * normal_force * (r_eff * speed / v_d).tanh() / speed)
+    -w_r * (mu_r * r_eff * normal_force * pmath::tanh(r_eff * speed / v_d) / speed)
 }
 
 #[cfg(test)]
@@ -120,7 +121,7 @@ mod bengisu_akay_tests {
         let n = Vector3::z();
         // rolling about y at R |omega| = 0.1 m/s, ten dead bands: saturated
         let t = rolling_resistance(0.05, 0.1, 10.0, &Vector3::new(0.0, 1.0, 0.0), &n, 0.01);
-        assert!(t.y < 0.0 && (t.y + 0.05 * 0.1 * 10.0 * (10.0f64).tanh()).abs() < 1e-12);
+        assert!(t.y < 0.0 && (t.y + 0.05 * 0.1 * 10.0 * pmath::tanh(10.0f64)).abs() < 1e-12);
         assert!(t.x == 0.0 && t.z == 0.0);
         // spin about the normal is eq. (6)'s, not this
         let spin = rolling_resistance(0.05, 0.1, 10.0, &Vector3::new(0.0, 0.0, 3.0), &n, 0.01);

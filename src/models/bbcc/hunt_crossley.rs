@@ -39,6 +39,7 @@ pub fn normal_force(k: f64, d: f64, delta: f64, delta_dot: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::*;
 
     #[test]
@@ -63,7 +64,7 @@ mod tests {
         let d = damping(0.6, 2.0);
         assert!((d - 8.0 / 5.0 * 0.4 / 1.2).abs() < 1e-12);
         let delta: f64 = 1e-3;
-        assert!((normal_force(k, d, delta, 0.0) - k * delta.powf(1.5)).abs() < 1e-9);
+        assert!((normal_force(k, d, delta, 0.0) - k * pmath::powf(delta, 1.5)).abs() < 1e-9);
         assert!(normal_force(k, d, delta, 1.0) > normal_force(k, d, delta, 0.0));
         assert!(normal_force(k, d, delta, -0.5) < normal_force(k, d, delta, 0.0));
         assert_eq!(normal_force(k, d, delta, -100.0), 0.0);

@@ -878,6 +878,7 @@ pub(crate) fn cylinder_feature(
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::*;
     use parry3d_f64::shape::{Ball, Cuboid};
 
@@ -936,7 +937,7 @@ mod tests {
             &mut m,
         );
         assert!(w.in_contact && (w.depth - delta).abs() < 1e-12);
-        assert!((w.force2.z - 1e6 * delta.powf(1.5)).abs() < 1e-6, "{w:?}");
+        assert!((w.force2.z - 1e6 * pmath::powf(delta, 1.5)).abs() < 1e-6, "{w:?}");
         assert!((w.force1 + w.force2).norm() < 1e-12);
         assert!(w.torque2.norm() < 1e-9);
         // the ground's torque is about its own origin: the contact is 1 m, 2 m away

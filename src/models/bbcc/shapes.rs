@@ -81,7 +81,7 @@ pub fn build(g: &Geometry) -> Result<SharedShape, ShapeError> {
                 for k in 0..*count {
                     let angle = std::f64::consts::TAU * k as f64 / *count as f64;
                     // grouser k points along (sin a, 0, cos a) in the wheel's x-z plane
-                    let rot = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), angle);
+                    let rot = crate::pmath::quat_from_axis_angle(&Vector3::y_axis(), angle);
                     let pos = rot * Vector3::new(0.0, 0.0, centre);
                     parts.push((
                         Isometry3::from_parts(Translation3::from(pos), rot),

@@ -5,6 +5,7 @@
 //! Angles are measured from the bottom of the wheel, positive towards the front:
 //! entry theta_1, exit theta_2 (<= 0), maximum stress theta_m in between.
 
+use crate::pmath;
 use super::pure::{entry_angle, in_contact};
 use super::BekkerSoil;
 use crate::models::quadrature::GaussLegendre;
@@ -78,7 +79,7 @@ impl Arc {
 /// theta mapped linearly from [theta_2, theta_m] onto [theta_1, theta_m] (Wong and
 /// Reece; Wong 2008, ch. 2).
 pub fn normal_stress(s: &BekkerSoil, r: f64, b: f64, a: &Arc, theta: f64) -> f64 {
-    stress_at(s.k_eq(b), s.n, r, a, theta, theta.cos(), a.theta1.cos())
+    stress_at(s.k_eq(b), s.n, r, a, theta, pmath::cos(theta), pmath::cos(a.theta1))
 }
 
 /// [`normal_stress`] with the modulus `k` = k_c/b + k_phi, cos(theta) and
@@ -92,13 +93,13 @@ fn stress_at(k: f64, n: f64, r: f64, a: &Arc, theta: f64, cos: f64, cos1: f64) -
     let c = if theta >= a.theta_m {
         cos
     } else {
-        (a.theta1 - (theta - a.theta2) / (a.theta_m - a.theta2) * (a.theta1 - a.theta_m)).cos()
+        pmath::cos(a.theta1 - (theta - a.theta2) / (a.theta_m - a.theta2) * (a.theta1 - a.theta_m))
     };
     let d = c - cos1;
     if d <= 0.0 {
         0.0
     } else {
-        k * (r * d).powf(n)
+        k * pmath::powf(r * d, n)
     }
 }
 
@@ -110,7 +111,7 @@ fn stress_at(k: f64, n: f64, r: f64, a: &Arc, theta: f64, cos: f64, cos1: f64) -
 /// |v_rim|, |v| and `v_reg`.
 pub fn shear_displacement(r: f64, theta1: f64, theta: f64, v_rim: f64, v: f64, v_reg: f64) -> f64 {
     let v_ref = v_rim.abs().max(v.abs()).max(v_reg);
-    shear_at(r, theta1, theta1.sin(), theta, theta.sin(), v_rim, v, v_ref)
+    shear_at(r, theta1, pmath::sin(theta1), theta, pmath::sin(theta), v_rim, v, v_ref)
 }
 
 /// [`shear_displacement`] with the sines and v_ref given.
@@ -153,9 +154,9 @@ pub fn integrate(
     v_reg: f64,
     rule: &GaussLegendre,
 ) -> ArcIntegrals {
-    let tan_phi = s.phi.tan();
+    let tan_phi = pmath::tan(s.phi);
     let k = s.k_eq(b);
-    let (sin1, cos1) = arc.theta1.sin_cos();
+    let (sin1, cos1) = pmath::sin_cos(arc.theta1);
     let v_ref = v_rim.abs().max(v.abs()).max(v_reg);
     let n = rule.nodes.len();
     let (mut w, mut dp, mut t) = (0.0, 0.0, 0.0);
@@ -176,7 +177,7 @@ pub fn integrate(
     );
     for (i, (x, wt)) in rule.nodes.iter().zip(&rule.weights).enumerate() {
         let theta = mid + h * x;
-        let (sin, cos) = theta.sin_cos();
+        let (sin, cos) = pmath::sin_cos(theta);
         let sigma = stress_at(k, s.n, r, arc, theta, cos, cos1);
         if i < MAX_POINTS {
             front[i] = sigma;
@@ -193,7 +194,7 @@ pub fn integrate(
     if h > 0.0 {
         for (i, (x, wt)) in rule.nodes.iter().zip(&rule.weights).enumerate() {
             let theta = mid + h * x;
-            let (sin, cos) = theta.sin_cos();
+            let (sin, cos) = pmath::sin_cos(theta);
             let sigma = if n <= MAX_POINTS {
                 front[n - 1 - i]
             } else {
@@ -255,7 +256,7 @@ mod tests {
     /// [`integrate`]'s stresses, shear displacement and quadrature.
     fn by_hand(s: &BekkerSoil, z: f64, i: f64, n: usize) -> (f64, f64, f64) {
         let k = s.kc / B + s.kphi;
-        let t1 = (1.0 - z / R).acos();
+        let t1 = pmath::acos(1.0 - z / R);
         let t2 = 0.0;
         let tm = (0.4 + 0.15 * i) * t1;
         let sigma = |t: f64| {
@@ -264,11 +265,11 @@ mod tests {
             } else {
                 t1 - (t - t2) / (tm - t2) * (t1 - tm)
             };
-            k * (R * (te.cos() - t1.cos())).max(0.0).powf(s.n)
+            k * pmath::powf((R * (pmath::cos(te) - pmath::cos(t1))).max(0.0), s.n)
         };
         // driving at slip i: v = (1 - i) omega r, j = r[(t1 - t) - (1 - i)(sin t1 - sin t)]
-        let j = |t: f64| R * ((t1 - t) - (1.0 - i) * (t1.sin() - t.sin()));
-        let tau = |t: f64| (s.c + sigma(t) * s.phi.tan()) * (1.0 - (-j(t) / s.k_shear).exp());
+        let j = |t: f64| R * ((t1 - t) - (1.0 - i) * (pmath::sin(t1) - pmath::sin(t)));
+        let tau = |t: f64| (s.c + sigma(t) * pmath::tan(s.phi)) * (1.0 - pmath::exp(-j(t) / s.k_shear));
         let simpson = |f: &dyn Fn(f64) -> f64, a: f64, b: f64| {
             let h = (b - a) / n as f64;
             let mut acc = f(a) + f(b);
@@ -279,8 +280,8 @@ mod tests {
         };
         let both = |f: &dyn Fn(f64) -> f64| simpson(f, t2, tm) + simpson(f, tm, t1);
         (
-            R * B * both(&|t| sigma(t) * t.cos() + tau(t) * t.sin()),
-            R * B * both(&|t| tau(t) * t.cos() - sigma(t) * t.sin()),
+            R * B * both(&|t| sigma(t) * pmath::cos(t) + tau(t) * pmath::sin(t)),
+            R * B * both(&|t| tau(t) * pmath::cos(t) - sigma(t) * pmath::sin(t)),
             R * R * B * both(&tau),
         )
     }

@@ -3,6 +3,7 @@
 //! with compaction resistance and a Janosi-Hanamoto thrust over the contact patch.
 //! Memoryless: every force follows from the wheel's sinkage and speeds.
 
+use crate::pmath;
 use super::BekkerSoil;
 use crate::models::wheel::{WheelForces, WheelInput};
 use schemars::JsonSchema;
@@ -38,13 +39,13 @@ pub fn load_at_sinkage(s: &BekkerSoil, r: f64, b: f64, z: f64) -> f64 {
     if z <= 0.0 {
         return 0.0;
     }
-    b * s.k_eq(b) * (2.0 * r).sqrt() * z.powf(s.n + 0.5) * (3.0 - s.n) / 3.0
+    b * s.k_eq(b) * (2.0 * r).sqrt() * pmath::powf(z, s.n + 0.5) * (3.0 - s.n) / 3.0
 }
 
 /// Static sinkage z_0 (m) of a rigid wheel under load `w` (N), the closed form:
 /// z_0 = (3 W / ((3 - n) b (k_c/b + k_phi) sqrt(D)))^(2/(2n+1)) (Wong 2008, ch. 2).
 pub fn static_sinkage(s: &BekkerSoil, r: f64, b: f64, w: f64) -> f64 {
-    (3.0 * w / ((3.0 - s.n) * b * s.k_eq(b) * (2.0 * r).sqrt())).powf(2.0 / (2.0 * s.n + 1.0))
+    pmath::powf(3.0 * w / ((3.0 - s.n) * b * s.k_eq(b) * (2.0 * r).sqrt()), 2.0 / (2.0 * s.n + 1.0))
 }
 
 /// Compaction resistance R_c (N) at sinkage `z` (m): the work of pressing a rut of
@@ -54,7 +55,7 @@ pub fn compaction_resistance(s: &BekkerSoil, b: f64, z: f64) -> f64 {
     if z <= 0.0 {
         return 0.0;
     }
-    b * s.k_eq(b) * z.powf(s.n + 1.0) / (s.n + 1.0)
+    b * s.k_eq(b) * pmath::powf(z, s.n + 1.0) / (s.n + 1.0)
 }
 
 /// Janosi-Hanamoto thrust (N) of a patch of area `area` (m^2) carrying `load` (N)
@@ -67,15 +68,15 @@ pub fn thrust(s: &BekkerSoil, area: f64, load: f64, j_rear: f64) -> f64 {
     let fraction = if x < 1e-4 {
         x * (0.5 - x / 6.0)
     } else {
-        1.0 + (-x).exp_m1() / x
+        1.0 + pmath::exp_m1(-x) / x
     };
-    (area * s.c + load * s.phi.tan()) * fraction.copysign(j_rear)
+    (area * s.c + load * pmath::tan(s.phi)) * fraction.copysign(j_rear)
 }
 
 /// Contact angle theta_1 (rad) of a wheel of radius `r` at sinkage `z` (the entry
 /// angle from the bottom; a wheel sunk past its hub touches over half a turn).
 pub fn entry_angle(r: f64, z: f64) -> f64 {
-    (1.0 - (z / r).clamp(0.0, 2.0)).acos()
+    pmath::acos(1.0 - (z / r).clamp(0.0, 2.0))
 }
 
 /// Forces on a wheel of radius `r`, width `b` (m) at `input`.
@@ -97,7 +98,7 @@ pub fn forces(s: &BekkerSoil, m: &BekkerModel, r: f64, b: f64, input: &WheelInpu
     let v_ref = v_rim.abs().max(v.abs()).max(m.v_reg);
     let j_rear = (v_rim - v) * patch / v_ref;
     let f_thrust = thrust(s, area, normal, j_rear);
-    let resistance = compaction_resistance(s, b, z) * (v / m.v_reg).tanh();
+    let resistance = compaction_resistance(s, b, z) * pmath::tanh(v / m.v_reg);
     in_contact(
         s,
         z,
@@ -162,7 +163,7 @@ mod tests {
         for (n, half_beta) in [(0.0, 1.0), (1.0, 2.0 / 3.0)] {
             let s = BekkerSoil { n, ..soil() };
             let (r, b, z): (f64, f64, f64) = (0.25, 0.2, 0.03);
-            let exact = b * s.k_eq(b) * (2.0 * r).sqrt() * z.powf(n + 0.5) * half_beta;
+            let exact = b * s.k_eq(b) * (2.0 * r).sqrt() * pmath::powf(z, n + 0.5) * half_beta;
             assert!((load_at_sinkage(&s, r, b, z) / exact - 1.0).abs() < 1e-12);
         }
     }
@@ -171,7 +172,7 @@ mod tests {
     fn thrust_rises_with_slip_and_saturates_at_the_mohr_coulomb_limit() {
         let s = soil();
         let (area, load) = (0.02, 200.0);
-        let limit = area * s.c + load * s.phi.tan();
+        let limit = area * s.c + load * pmath::tan(s.phi);
         let mut last = 0.0;
         for j in [0.001, 0.01, 0.05, 0.2, 1.0, 10.0] {
             let f = thrust(&s, area, load, j);

@@ -3,6 +3,7 @@
 //! scenario's `bekker.soil` and `bjh.soil` section (its field docs are the JSON
 //! Schema's descriptions).
 
+use crate::pmath;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -49,12 +50,12 @@ impl BekkerSoil {
 
     /// Mohr-Coulomb shear strength under normal stress `sigma` (Pa): c + sigma tan(phi).
     pub fn shear_strength(&self, sigma: f64) -> f64 {
-        self.c + sigma * self.phi.tan()
+        self.c + sigma * pmath::tan(self.phi)
     }
 
     /// Janosi-Hanamoto mobilized fraction of the shear strength at shear displacement
     /// `j` (m), signed with j: 1 - exp(-|j|/K).
     pub fn mobilized(&self, j: f64) -> f64 {
-        (1.0 - (-j.abs() / self.k_shear).exp()).copysign(j)
+        (1.0 - pmath::exp(-j.abs() / self.k_shear)).copysign(j)
     }
 }

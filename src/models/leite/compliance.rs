@@ -9,6 +9,7 @@
 //! Section 3.2 uses the same compliance against rocks, with Hunt and Crossley's normal
 //! force; [`normal_force`] is that law with exponent `e` (1: linear spring-damper).
 
+use crate::pmath;
 use serde::{Deserialize, Serialize};
 
 /// The discrete state of a wheel on a rigid surface or a rock (Leite 2010, Fig. 10);
@@ -60,7 +61,7 @@ pub fn normal_force(c: &Compliance, depth: f64, rate: f64) -> f64 {
     if depth <= 0.0 {
         return 0.0;
     }
-    let de = if c.e == 1.0 { depth } else { depth.powf(c.e) };
+    let de = if c.e == 1.0 { depth } else { pmath::powf(depth, c.e) };
     (de * (c.k_n + c.d_n * rate)).max(0.0)
 }
 
@@ -98,7 +99,7 @@ pub fn tangential(
         c.k_t * delta[1] + c.d_t * v_t[1],
     ];
     let limit = c.mu * f_n;
-    let size = trial[0].hypot(trial[1]);
+    let size = pmath::hypot(trial[0], trial[1]);
     if size <= limit {
         *s = Tangent {
             delta,
@@ -184,7 +185,7 @@ mod tests {
             f = tangential(&c, &mut s, true, 100.0, [0.0, 0.1], 1e-3);
         }
         assert_eq!(s.state, RigidState::Sliding);
-        assert!((f[0].hypot(f[1]) - 50.0).abs() < 1e-9);
+        assert!((pmath::hypot(f[0], f[1]) - 50.0).abs() < 1e-9);
         assert!(f[1] < -49.0, "turned to oppose t2: {f:?}");
     }
 

@@ -5,6 +5,7 @@
 //! wheel's discrete state is one of Fig. 10's, as an Integer code: rigid 0-3, soft 4-8,
 //! stone 9-12 (while a rock is near, its state shows).
 
+use crate::pmath;
 use super::compliance::{self, Compliance, RigidState, Tangent};
 use super::soft::{self, Soft, SoftSetup, SoftState};
 use super::stone::{Stones, STONE_CODE};
@@ -151,7 +152,7 @@ pub fn rigid_forces(
     let ze = if c.e == 1.0 {
         1.0
     } else {
-        z.max(0.0).powf(c.e - 1.0)
+        pmath::powf(z.max(0.0), c.e - 1.0)
     };
     WheelForces {
         normal,

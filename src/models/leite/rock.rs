@@ -240,6 +240,7 @@ impl Rock {
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::*;
     use nalgebra::UnitQuaternion;
 
@@ -264,7 +265,7 @@ mod tests {
                 0.1 + 0.03 * rnd(),
             );
             let q = (1.0 - u * u).sqrt();
-            pts.push([r * q * v.cos(), 0.8 * r * q * v.sin(), 0.6 * r * u]);
+            pts.push([r * q * pmath::cos(v), 0.8 * r * q * pmath::sin(v), 0.6 * r * u]);
         }
         let hull = HullSupport::new(&pts).unwrap();
         for _ in 0..2000 {

@@ -107,6 +107,7 @@ impl Default for StressShape {
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::*;
 
     /// Each round keeps the ends and doubles the inner segments: 6 -> 12 -> 24 points;
@@ -173,7 +174,7 @@ mod tests {
                 } else {
                     tm + (0.5 - u) * 2.0 * (t1 - tm)
                 };
-                ((th.cos() - t1.cos()).max(0.0) / (tm.cos() - t1.cos())).powf(1.4)
+                pmath::powf((pmath::cos(th) - pmath::cos(t1)).max(0.0) / (pmath::cos(tm) - pmath::cos(t1)), 1.4)
             };
             for k in 0..=100 {
                 let u = k as f64 / 100.0;

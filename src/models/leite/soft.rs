@@ -14,6 +14,7 @@
 //!
 //! Angles are measured from the bottom of the wheel, positive towards the front.
 
+use crate::pmath;
 use super::shape::StressShape;
 use crate::models::bekker::pure::{entry_angle, in_contact};
 use crate::models::bekker::BekkerSoil;
@@ -119,7 +120,7 @@ impl SideMesh {
         let at = |ring: usize, k: usize| {
             let rad = ring as f64 / rings as f64;
             let a = std::f64::consts::TAU * k as f64 / sectors as f64;
-            [rad * a.cos(), rad * a.sin()]
+            [rad * pmath::cos(a), rad * pmath::sin(a)]
         };
         let mut triangles = vec![];
         let mut push = |p: [[f64; 2]; 3]| {
@@ -225,15 +226,15 @@ pub fn slice(
     let theta1 = entry_angle(r, z);
     let theta2 = -m.rebound * theta1;
     let theta_m = theta2 + k.frac * (theta1 - theta2);
-    let (sin1, cos1) = theta1.sin_cos();
+    let (sin1, cos1) = pmath::sin_cos(theta1);
     // the Bekker pressure at theta_m scales the shape (Fig. 8)
-    let d_m = theta_m.cos() - cos1;
+    let d_m = pmath::cos(theta_m) - cos1;
     let sigma_m = if d_m > 0.0 {
-        s.k_eq(b) * (r * d_m).powf(s.n)
+        s.k_eq(b) * pmath::powf(r * d_m, s.n)
     } else {
         0.0
     };
-    let tan_phi = s.phi.tan();
+    let tan_phi = pmath::tan(s.phi);
     let mut sum = [0.0; 5];
     let mut half = |lo: f64, hi: f64, heights: &[f64]| {
         let (h, mid) = (0.5 * (hi - lo), 0.5 * (hi + lo));
@@ -248,7 +249,7 @@ pub fn slice(
             .zip(heights)
         {
             let theta = mid + h * x;
-            let (sin, cos) = theta.sin_cos();
+            let (sin, cos) = pmath::sin_cos(theta);
             let sigma = shape_h * sigma_m;
             let strength = s.c + sigma * tan_phi;
             // Wong 2008, ch. 2 (Ishigami 2008): j_x = r[(theta_1 - theta) - (1 - s)
@@ -257,11 +258,11 @@ pub fn slice(
             // Ishigami 2008: j_y = r (1 - s)(theta_1 - theta) tan(beta), in speeds
             let j_y = r * (theta1 - theta) * k.v_y / k.v_ref;
             // (3.5) and (3.12)
-            let tau_x = strength * (1.0 - (-j_x.abs() / s.k_shear).exp()).copysign(j_x);
+            let tau_x = strength * (1.0 - pmath::exp(-j_x.abs() / s.k_shear)).copysign(j_x);
             let tau_y = if k.v_y == 0.0 {
                 0.0
             } else {
-                strength * (1.0 - (-j_y.abs() / m.k_y).exp()).copysign(j_y)
+                strength * (1.0 - pmath::exp(-j_y.abs() / m.k_y)).copysign(j_y)
             };
             let w = wt * h;
             sum[0] += w * (sigma * cos + tau_x * sin);
@@ -313,7 +314,7 @@ struct Totals {
 fn totals(u: &SoftSetup, r: f64, b: f64, input: &WheelInput, k: &ArcMotion) -> Totals {
     let n = u.slices.max(1);
     let b_s = b / n as f64;
-    let tilt = input.camber.sin();
+    let tilt = pmath::sin(input.camber);
     let s = u.soil;
     let sqrt_nphi = passive_sqrt(s.phi);
     let gamma = u.model.density * u.g;
@@ -354,14 +355,14 @@ fn totals(u: &SoftSetup, r: f64, b: f64, input: &WheelInput, k: &ArcMotion) -> T
     }
     // the two sides, b/2 either way along the axle
     let side = |sign: f64| input.z - sign * 0.5 * b * tilt;
-    let mv = k.v.hypot(k.v_y).max(u.model.v_reg);
+    let mv = pmath::hypot(k.v, k.v_y).max(u.model.v_reg);
     for sign in [-1.0, 1.0] {
         let z = side(sign);
         if z <= 0.0 {
             continue;
         }
         let theta1 = entry_angle(r, z);
-        t.sunk_area += r * r * (theta1 - theta1.sin() * theta1.cos());
+        t.sunk_area += r * r * (theta1 - pmath::sin(theta1) * pmath::cos(theta1));
         // only the side facing the lateral motion pushes soil: its outward normal
         // (sign along the axle) against the direction of motion (v, v_y)/|v|
         let facing = (sign * k.v_y / mv).max(0.0);
@@ -383,7 +384,7 @@ pub fn forces(
     dt: f64,
 ) -> WheelForces {
     let m = u.model;
-    let tilt = input.camber.sin();
+    let tilt = pmath::sin(input.camber);
     let z_max = input.z + 0.5 * b * tilt.abs();
     if z_max <= 0.0 {
         *state = Soft::default();
@@ -417,8 +418,8 @@ pub fn forces(
     };
     let t = totals(u, r, b, input, &k);
     // the resistances fade in from rest (3.13)
-    let fade = 1.0 - (-v_f.abs() / m.k_r).exp();
-    let mv = v_f.hypot(input.lateral_velocity).max(m.v_reg);
+    let fade = 1.0 - pmath::exp(-v_f.abs() / m.k_r);
+    let mv = pmath::hypot(v_f, input.lateral_velocity).max(m.v_reg);
     let resistance = fade
         * (t.sums.compaction
             + t.bulldozing_front
@@ -543,7 +544,7 @@ mod tests {
     fn the_side_mesh_integrates_the_passive_pressure() {
         let mesh = SideMesh::disc(16, 96);
         let area: f64 = mesh.triangles.iter().map(|t| t[1]).sum();
-        let polygon = 0.5 * 96.0 * (std::f64::consts::TAU / 96.0).sin();
+        let polygon = 0.5 * 96.0 * pmath::sin(std::f64::consts::TAU / 96.0);
         assert!((area - polygon).abs() < 1e-12, "{area} vs {polygon}");
         // cohesion only: sigma_p = 2 c sqrt(N_phi) uniform over the submerged half disc
         let f = mesh.passive_force(1.0, 1.0, 0.0, 10.0, 2.0);
@@ -713,7 +714,7 @@ mod tests {
         let mut st = Soft::default();
         let f = run(&at(0.01, 0.0, 0.0, 5e-4), &mut st, &m, 10);
         assert_eq!(st.state, SoftState::Stuck);
-        let limit = f.normal * d2().phi.tan();
+        let limit = f.normal * pmath::tan(d2().phi);
         assert!(
             f.lateral < -0.2 * limit,
             "{} vs W tan(phi) {limit}",

@@ -570,6 +570,7 @@ impl TerrainPair {
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::super::primitives::{cuboid, geodesic_sphere, torus};
     use super::*;
     use nalgebra::{Translation3, UnitQuaternion};
@@ -795,7 +796,7 @@ mod tests {
             Vector3::zeros(),
         );
         let r = p.evaluate(&mp, &slope, &grid, &law, 0.01);
-        let n = Vector3::new(-angle.sin(), 0.0, angle.cos());
+        let n = Vector3::new(-pmath::sin(angle), 0.0, pmath::cos(angle));
         assert!(
             (r.force + n * exact).norm() < 1e-6 * exact,
             "{} vs {}",
@@ -824,7 +825,7 @@ mod tests {
         let heights: Vec<f64> = (0..n * n)
             .map(|k| {
                 let (i, j) = ((k % n) as f64, (k / n) as f64);
-                0.03 * (0.7 * i).sin() * (0.5 * j).cos() + 0.01 * (2.3 * i + 1.1 * j).sin()
+                0.03 * pmath::sin(0.7 * i) * pmath::cos(0.5 * j) + 0.01 * pmath::sin(2.3 * i + 1.1 * j)
             })
             .collect();
         let surface = Surface::Field(Arc::new(HeightField::new(-1.6, -1.6, cell, n, n, heights)));

@@ -3,6 +3,7 @@
 //! so the resolution is the user's choice), and midpoint subdivision (section 4.2,
 //! Fig. 8). All meshes have outward, counter-clockwise faces, body frame, m.
 
+use crate::pmath;
 use crate::models::scm::mesh::TriMesh;
 use nalgebra::Vector3;
 use std::f64::consts::PI;
@@ -51,9 +52,9 @@ pub fn torus(major: f64, minor: f64, around: u32, tube: u32) -> TriMesh {
         let u = 2.0 * PI * i as f64 / na as f64;
         for j in 0..nt {
             let v = 2.0 * PI * j as f64 / nt as f64;
-            let rho = major + minor * v.cos();
+            let rho = major + minor * pmath::cos(v);
             m.vertices
-                .push(Vector3::new(rho * u.cos(), rho * u.sin(), minor * v.sin()));
+                .push(Vector3::new(rho * pmath::cos(u), rho * pmath::sin(u), minor * pmath::sin(v)));
         }
     }
     let at = |i: u32, j: u32| (i % na) * nt + (j % nt);
@@ -116,7 +117,7 @@ pub fn cylinder_y(radius: f64, height: f64, around: u32, edge: f64) -> TriMesh {
     let mut m = TriMesh::default();
     let point = |k: u32, y: f64| {
         let a = 2.0 * PI * k as f64 / n as f64;
-        Vector3::new(radius * a.cos(), y, radius * a.sin())
+        Vector3::new(radius * pmath::cos(a), y, radius * pmath::sin(a))
     };
     for r in 0..=rings {
         let y = -0.5 * height + height * r as f64 / rings as f64;

@@ -25,6 +25,7 @@
 //!   wheel; while the contact sticks the wheel advances by rolling, so there it
 //!   follows the rim speed.
 
+use crate::pmath;
 use crate::models::bekker::pure::{compaction_resistance, entry_angle, static_sinkage};
 use crate::models::bekker::BekkerSoil;
 use crate::models::wheel::{WheelForces, WheelInput};
@@ -111,7 +112,7 @@ pub fn step(
     let (k, c) = ground(s, m, r, b, g);
     let normal = (k * z + c * input.z_rate).max(0.0);
     let area = b * r * entry_angle(r, z);
-    let sliding_force = area * s.c + normal * s.phi.tan();
+    let sliding_force = area * s.c + normal * pmath::tan(s.phi);
     let stiction_force = m.stiction * sliding_force;
     // the contact point's speed over the ground, forward
     let v_s = input.forward_velocity - input.omega * r;
@@ -151,7 +152,7 @@ pub fn step(
     } else {
         input.omega * r
     };
-    let resistance = compaction_resistance(s, b, z) * (advance / m.v_reg).tanh();
+    let resistance = compaction_resistance(s, b, z) * pmath::tanh(advance / m.v_reg);
     let pressing = normal > 0.0;
     WheelForces {
         normal,
@@ -220,13 +221,13 @@ mod tests {
         }
         // fast: breaks away and slides at F_s
         let area = B * R * entry_angle(R, z0);
-        let f_s = area * s.c + m.load * s.phi.tan();
+        let f_s = area * s.c + m.load * pmath::tan(s.phi);
         let mut f = WheelForces::default();
         for _ in 0..2000 {
             f = step(&s, &m, R, B, G, &mut st, &at(z0, 0.0, 0.1), dt);
         }
         assert!(st.sliding);
-        let r_c = compaction_resistance(&s, B, z0) * (0.1 / m.v_reg).tanh();
+        let r_c = compaction_resistance(&s, B, z0) * pmath::tanh(0.1 / m.v_reg);
         assert!((f.tangential + f_s + r_c).abs() < 1e-9, "{}", f.tangential);
         assert!((f.torque - R * f_s).abs() < 1e-9);
         // slow again: sticks
@@ -245,9 +246,9 @@ mod tests {
             f = step(&s, &m, R, B, G, &mut st, &at(z0, 1.0, 0.2), 1e-3);
         }
         let area = B * R * entry_angle(R, z0);
-        let f_s = area * s.c + m.load * s.phi.tan();
+        let f_s = area * s.c + m.load * pmath::tan(s.phi);
         assert!(st.sliding);
-        let r_c = compaction_resistance(&s, B, z0) * (0.2 / m.v_reg).tanh();
+        let r_c = compaction_resistance(&s, B, z0) * pmath::tanh(0.2 / m.v_reg);
         assert!((f.tangential - (f_s - r_c)).abs() < 1e-9);
         assert!(f.torque < 0.0);
     }

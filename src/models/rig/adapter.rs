@@ -17,7 +17,7 @@ use crate::models::terra::adapter::{
 };
 use crate::models::terra::{self, TerraState};
 use crate::scenario::{RigSoilModel, RigSpec, Shape};
-use nalgebra::{UnitQuaternion, Vector3};
+use nalgebra::Vector3;
 use std::any::Any;
 use Variability::Fixed;
 
@@ -293,7 +293,7 @@ impl Rig {
         let rig = &self.state.0;
         w.states[body] = RigidBodyState {
             r: Vector3::new(rig.x, 0.0, rig.z),
-            q: UnitQuaternion::new(Vector3::y() * rig.angle),
+            q: crate::pmath::quat_from_scaled_axis(Vector3::y() * rig.angle),
             v: Vector3::new(rig.vx, 0.0, rig.vz),
             w: Vector3::new(0.0, w.real(self.vrs.omega_in), 0.0),
         };

@@ -1,6 +1,7 @@
 //! A TerRA wheel on the single-wheel rig over a rigid terrain surface: contact
 //! geometry in the rig plane, the TerRA forces, and the rig dynamics, for one step.
 
+use crate::pmath;
 use super::{RigDrive, RigState};
 use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
 use crate::models::terrain::Surface;
@@ -41,9 +42,9 @@ pub fn wheel_contact(
         z_rate: -hub_velocity.dot(&n),
         omega,
         forward_velocity: hub_velocity.dot(&f),
-        slope: f.z.asin(),
+        slope: pmath::asin(f.z),
         lateral_velocity: hub_velocity.dot(&n.cross(&f)),
-        camber: n.y.clamp(-1.0, 1.0).asin(),
+        camber: pmath::asin(n.y.clamp(-1.0, 1.0)),
         position: [hub.x, hub.y],
     };
     (input, n, f)
@@ -116,7 +117,7 @@ mod tests {
             drawbar_force: 0.0,
         };
         let mut rig = RigState {
-            z: p.radius / angle.cos(),
+            z: p.radius / pmath::cos(angle),
             ..Default::default()
         };
         let mut s = TerraState::default();
@@ -142,7 +143,7 @@ mod tests {
             let a = deg.to_radians();
             let (fz, vz) = climbing_fz(a);
             assert!(
-                (vz - 0.2 * a.tan()).abs() < 1e-3,
+                (vz - 0.2 * pmath::tan(a)).abs() < 1e-3,
                 "{deg} deg: the hub climbs at {vz} m/s"
             );
             assert!(

@@ -11,6 +11,7 @@
 //! needed. A node is in contact when the lowest mesh point above it is below its soil
 //! surface.
 
+use crate::pmath;
 use super::footprint::{area_and_contour, pressure_weights, Edt};
 use super::grid::{Rect, SoilGrid};
 use super::mesh::TriMesh;
@@ -600,8 +601,8 @@ impl NodeInput<'_> {
             // tanh is 1.0 to the last bit from 22 on (the C library's own cut-off): a
             // node sliding faster than 22 v_shear needs no call
             let s = speed / p.v_shear;
-            let reg = if s >= 22.0 { 1.0 } else { s.tanh() };
-            let tau = tau_max * (1.0 - (-self.j[k] / p.k_shear).exp()) * reg;
+            let reg = if s >= 22.0 { 1.0 } else { pmath::tanh(s) };
+            let tau = tau_max * (1.0 - pmath::exp(-self.j[k] / p.k_shear)) * reg;
             f -= v_t * (tau * a_i / speed);
         }
         let slope = if plastic {
@@ -1057,7 +1058,7 @@ pub fn evaluate(
     // the share of cohesion in the shear strength: of the one soil, or with classes
     // of the footprint's mean cohesion and friction
     let (c_mean, tan_mean) = if ws.class.is_empty() {
-        (p.c, p.phi.tan())
+        (p.c, pmath::tan(p.phi))
     } else {
         (c_sum / n_nodes, tan_sum / n_nodes)
     };

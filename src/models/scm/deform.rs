@@ -6,6 +6,7 @@
 //! increment, eq. (10)) is put on border nodes, and erosion only moves soil between
 //! nodes: the soil volume above the base surface is conserved (to rounding).
 
+use crate::pmath;
 use super::contact::Workspace;
 use super::grid::{Mark, Rect, SoilGrid};
 use super::pressure::{bekker, plastic_sinkage};
@@ -562,7 +563,7 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
     // centre, are left out; a body at rest (slower than `RADIAL_REST_SPEED`) feeds the
     // whole border, as the paper's Fig. 13.
     let (vx, vy) = (ws.body_v[0], ws.body_v[1]);
-    let speed = vx.hypot(vy);
+    let speed = pmath::hypot(vx, vy);
     let (mut ci, mut cj) = (0.0, 0.0);
     for &[i, j] in &ws.foot_ij {
         ci += i as f64;
@@ -724,7 +725,7 @@ fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
                 .map(|&c| ds * ws.soils[c as usize].tan_repose),
         );
     }
-    let limit = ds * p.repose.tan();
+    let limit = ds * pmath::tan(p.repose);
     let one_soil = ws.class.is_empty();
     let seeded = ws.at_rest_valid
         && one_soil
@@ -964,7 +965,7 @@ fn erode_from(
     if nx == 0 || ny == 0 {
         return true;
     }
-    let limit = ds * p.repose.tan();
+    let limit = ds * pmath::tan(p.repose);
     let most = sweep_bound(p, nx * ny);
     if !seeded {
         let nb = nx.div_ceil(1 << block_shift(nx));
@@ -1408,7 +1409,7 @@ mod tests {
         assert!(h[5] > 0.009 && h[6] < 0.05, "{} {}", h[5], h[6]);
         assert!((h.iter().sum::<f64>() - total).abs() < 1e-12);
         let mut held = vec![];
-        held_steep(&mask, &caps, (nx, ny), &h, ds * p.repose.tan(), |k| {
+        held_steep(&mask, &caps, (nx, ny), &h, ds * pmath::tan(p.repose), |k| {
             held.push(k)
         });
         assert!(
@@ -1449,7 +1450,7 @@ mod tests {
         let mut h = vec![0.0; nx * ny];
         h[10 * nx + 10] = 0.05;
         erode_open(&p, 0.01, nx, ny, &mut h);
-        let rise = 0.01 * p.repose.tan();
+        let rise = 0.01 * pmath::tan(p.repose);
         let mut excess = f64::NEG_INFINITY;
         for j in 0..ny {
             for i in 0..nx {
@@ -1488,7 +1489,7 @@ mod tests {
         // soil dropped on its top row of nodes
         let p = SoilParams::dlr_a();
         let (nx, ny, ds) = (30, 5, 0.01);
-        let rise = ds * p.repose.tan();
+        let rise = ds * pmath::tan(p.repose);
         let slope = |i: usize| if i < 10 { (10 - i) as f64 * rise } else { 0.0 };
         let mut h: Vec<f64> = (0..nx * ny).map(|k| slope(k % nx)).collect();
         for j in 0..ny {
@@ -1547,7 +1548,7 @@ mod tests {
         h: &mut [f64],
         zp: &mut [f64],
     ) {
-        let limit = ds * p.repose.tan();
+        let limit = ds * pmath::tan(p.repose);
         let mut changed = vec![false; h.len()];
         let mut full = |rows: std::ops::Range<usize>,
                         most: usize,
@@ -1613,7 +1614,7 @@ mod tests {
         let (mut zp, mask) = (vec![0.0; nx * ny], vec![false; nx * ny]);
         erode_full(&p, 0.01, &mask, nx, ny, &mut reference, &mut zp);
         assert_eq!(h, reference);
-        let rise = 0.01 * p.repose.tan();
+        let rise = 0.01 * pmath::tan(p.repose);
         for j in 0..ny {
             for i in 0..nx {
                 let k = j * nx + i;
@@ -1643,7 +1644,7 @@ mod tests {
             let mask: Vec<bool> = (0..nx * ny)
                 .map(|k| {
                     let (i, j) = (k % nx, k / nx);
-                    let inside = (i as f64 - 30.0).hypot((j as f64 - 23.0) * 1.3) < radius;
+                    let inside = pmath::hypot(i as f64 - 30.0, (j as f64 - 23.0) * 1.3) < radius;
                     inside && i > 0 && j > 0 && i < nx - 1 && j < ny - 1 && rng.gen::<f64>() < fill
                 })
                 .collect();
@@ -1666,7 +1667,7 @@ mod tests {
                     2 => (0.0, -1.0),
                     3 => (-1.0, 0.004 * r),
                     4 => (0.02 * r, 1.0),
-                    _ => (a.cos(), a.sin()),
+                    _ => (pmath::cos(a), pmath::sin(a)),
                 };
                 let (dx, dy) = step_dir(x, y).unwrap();
                 // the step-by-step walk
@@ -1723,7 +1724,7 @@ mod tests {
             let mask: Vec<bool> = (0..n)
                 .map(|k| {
                     let (i, j) = ((k % nx) as f64, (k / nx) as f64);
-                    (i - nx as f64 / 2.0).hypot(j - ny as f64 / 2.0) < 4.0
+                    pmath::hypot(i - nx as f64 / 2.0, j - ny as f64 / 2.0) < 4.0
                 })
                 .collect();
             let mut zp: Vec<f64> = (0..n).map(|_| 0.01 * rng.gen::<f64>()).collect();

@@ -8,6 +8,7 @@
 //! `h` (m, world z) and the plastic sinkage `zp` it has taken (m): the level before
 //! loading is `h + zp` (see [`super::pressure`]).
 
+use crate::pmath;
 use crate::models::terrain::Surface;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -201,7 +202,7 @@ pub fn base_height(base: &Surface, x: f64, y: f64) -> f64 {
 fn extend_base_row(base: &Surface, h: &mut Vec<f64>, i: i32, run: usize, ds: f64, y: f64) {
     match base {
         Surface::Plane { height, angle } => {
-            let slope = angle.tan();
+            let slope = pmath::tan(*angle);
             h.extend((0..run).map(|k| height + (i + k as i32) as f64 * ds * slope));
         }
         _ => h.extend((0..run).map(|k| base_height(base, (i + k as i32) as f64 * ds, y))),

@@ -4,6 +4,7 @@
 //! vertices. Parts may overlap: SCM only needs the lowest surface point above each
 //! soil node, which the union of overlapping closed parts gives correctly.
 
+use crate::pmath;
 use nalgebra::{Isometry3, Point3, Vector3};
 use std::f64::consts::PI;
 
@@ -74,7 +75,7 @@ impl TriMesh {
         let y = 0.5 * length;
         for k in 0..n {
             let a = 2.0 * PI * k as f64 / n as f64;
-            let (x, z) = (radius * a.cos(), radius * a.sin());
+            let (x, z) = (radius * pmath::cos(a), radius * pmath::sin(a));
             m.vertices.push(Vector3::new(x, -y, z));
             m.vertices.push(Vector3::new(x, y, z));
         }
@@ -111,10 +112,10 @@ impl TriMesh {
         m.vertices.push(Vector3::new(0.0, 0.0, -radius));
         for r in 1..rings {
             let th = PI * r as f64 / rings as f64;
-            let (z, s) = (-radius * th.cos(), radius * th.sin());
+            let (z, s) = (-radius * pmath::cos(th), radius * pmath::sin(th));
             for k in 0..n {
                 let a = 2.0 * PI * k as f64 / n as f64;
-                m.vertices.push(Vector3::new(s * a.cos(), s * a.sin(), z));
+                m.vertices.push(Vector3::new(s * pmath::cos(a), s * pmath::sin(a), z));
             }
         }
         m.vertices.push(Vector3::new(0.0, 0.0, radius));
@@ -206,7 +207,7 @@ mod tests {
         assert!((c.volume() - 6.0).abs() < 1e-12);
         let n = 256;
         let cyl = TriMesh::cylinder_y(0.5, 2.0, n);
-        let poly = 0.5 * n as f64 * 0.25 * (2.0 * PI / n as f64).sin();
+        let poly = 0.5 * n as f64 * 0.25 * pmath::sin(2.0 * PI / n as f64);
         assert!(
             (cyl.volume() - poly * 2.0).abs() < 1e-12,
             "{} {}",

@@ -8,11 +8,12 @@
 //! down steadily therefore traces eq. (2); a wheel in a rut first meets the stiff
 //! elastic soil the first pass compacted.
 
+use crate::pmath;
 /// Bekker's pressure-sinkage law, eq. (1)/(7) without gamma: `k z^n`, Pa, with
 /// `k = k_c / b + k_phi`.
 pub fn bekker(k: f64, n: f64, z: f64) -> f64 {
     if z > 0.0 {
-        k * z.powf(n)
+        k * pmath::powf(z, n)
     } else {
         0.0
     }

@@ -41,6 +41,7 @@
 //! modelled; the face presses the soil down through the footprint once it moves over
 //! it).
 
+use crate::pmath;
 use super::grid::{base_height, SoilGrid};
 use super::soil_map::NodeSoil;
 use super::{floor_i32, SoilParams};
@@ -93,7 +94,7 @@ pub fn side_pressure(
             // (a face moving in its own plane, to rounding: less than a millionth)
             continue;
         }
-        let mobilized = if s >= 22.0 { 1.0 } else { s.tanh() };
+        let mobilized = if s >= 22.0 { 1.0 } else { pmath::tanh(s) };
         // the face in its own coordinates (s, z): s along its horizontal tangent t,
         // z up; a point is X(s, z) = s t + u(z) m + z e_z with m its horizontal
         // normal and u(z) = (d - n_z z) / h_len, and dA = ds dz / h_len
@@ -144,7 +145,7 @@ pub fn side_pressure(
             }
             if coefficients.0 != class {
                 let s = &soils[class.min(soils.len() - 1)];
-                let n_phi = passive_sqrt(s.tan_phi.atan()).powi(2);
+                let n_phi = passive_sqrt(pmath::atan(s.tan_phi)).powi(2);
                 coefficients = (class, gamma_w * n_phi, 2.0 * s.c * n_phi.sqrt());
             }
             let (_, k_d, k_0) = coefficients;
@@ -288,6 +289,7 @@ fn mid(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
 
 #[cfg(test)]
 mod tests {
+    use crate::pmath;
     use super::super::grid::Rect;
     use super::super::{evaluate, BodyMotion, SoilGrid, SoilParams, TriMesh, Workspace};
     use crate::models::terrain::Surface;
@@ -338,7 +340,7 @@ mod tests {
     #[test]
     fn a_box_pushed_sideways_meets_the_passive_earth_pressure_of_rankine() {
         let p = SoilParams::dlr_a();
-        let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).tan().powi(2);
+        let n_phi = pmath::tan(std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).powi(2);
         let gamma = p.density * p.gravity;
         let expected =
             WIDTH * (0.5 * gamma * DEPTH * DEPTH * n_phi + 2.0 * p.c * DEPTH * n_phi.sqrt());
@@ -400,7 +402,7 @@ mod tests {
         grid.store(&base, &rect, &h, &zeros, &zeros, &vec![true; rect.len()]);
         let y = 0.004;
         let (f, _) = side_of_box_in(&p, &grid, y, Vector3::new(0.1, 0.0, 0.0));
-        let n_phi = (std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).tan().powi(2);
+        let n_phi = pmath::tan(std::f64::consts::FRAC_PI_4 + 0.5 * p.phi).powi(2);
         let gamma = p.density * p.gravity;
         // the depth below the soil beside the face u = DEPTH + slope y; per width
         // 0.5 gamma N_phi u^2 + 2 c sqrt(N_phi) u, integrated over y
@@ -423,7 +425,7 @@ mod tests {
         let p = SoilParams::dlr_a();
         let (full, _) = side_of_box(&p, Vector3::new(0.1, 0.0, 0.0));
         let (slow, _) = side_of_box(&p, Vector3::new(p.v_shear, 0.0, 0.0));
-        assert!((slow.x - full.x * 1f64.tanh()).abs() < 1e-12 * full.x.abs());
+        assert!((slow.x - full.x * pmath::tanh(1f64)).abs() < 1e-12 * full.x.abs());
         let (down, _) = side_of_box(&p, Vector3::new(0.0, 0.0, -0.1));
         assert_eq!(down, Vector3::zeros());
         let off = SoilParams {

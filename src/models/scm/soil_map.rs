@@ -2,6 +2,7 @@
 //! numbers over the field and the parameters of each class. Class 0 is the soil of
 //! the global parameters ([`super::SoilParams`]); nodes off the raster are class 0.
 
+use crate::pmath;
 use super::SoilParams;
 
 /// The parameters a class sets (Krenn 2009, Table 1, and the angle of repose); `None`
@@ -41,8 +42,8 @@ impl NodeSoil {
             k_c: p.k_c,
             k_phi: p.k_phi,
             c: p.c,
-            tan_phi: p.phi.tan(),
-            tan_repose: p.repose.tan(),
+            tan_phi: pmath::tan(p.phi),
+            tan_repose: pmath::tan(p.repose),
         }
     }
 }

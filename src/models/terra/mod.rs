@@ -12,6 +12,7 @@
 //! direction `f` (tangent to the terrain, perpendicular to the axle) and the axle.
 //! Positive wheel rate `omega` drives forward.
 
+use crate::pmath;
 pub mod adapter;
 pub mod normal;
 pub mod params;
@@ -105,7 +106,7 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     let normal_stiffness = if spring <= 0.0 {
         0.0
     } else if z_eff >= s.z_peak {
-        p.model.k_c * p.model.k_exp * z_eff.powf(p.model.k_exp - 1.0)
+        p.model.k_c * p.model.k_exp * pmath::powf(z_eff, p.model.k_exp - 1.0)
     } else {
         p.model.k_el
     };
@@ -120,7 +121,7 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     let x_e = 2.0 * sinkage::half_patch_length(p.radius, z);
     let tau_max = traction::max_shear_stress(p, normal_force, x_e * p.width, input.slope);
     let f_tr = traction::traction_force(p, tau_max, s.j_m, s.x_m, x_e);
-    let traction_force = f_tr * (v_s / p.model.v_thresh).tanh();
+    let traction_force = f_tr * pmath::tanh(v_s / p.model.v_thresh);
 
     // Resistance, eq. (24)-(26).
     let f_res = resistance::max_resistance(p, z);

@@ -1,11 +1,12 @@
 //! Normal direction: elasto-plastic spring with an elastic layer, and undercritical
 //! damping (Barthelmes 2018, section 3.1.2, eq. (2)-(7)).
 
+use crate::pmath;
 use super::TerraParams;
 
 /// Peak spring force F_peak = k_c z_peak^k_exp, N (eq. (2)).
 pub fn peak_force(p: &TerraParams, z_peak: f64) -> f64 {
-    p.model.k_c * z_peak.max(0.0).powf(p.model.k_exp)
+    p.model.k_c * pmath::powf(z_peak.max(0.0), p.model.k_exp)
 }
 
 /// Thickness of the elastic layer d_el = F_peak / k_el, m (eq. (5)).

@@ -1,6 +1,7 @@
 //! Dynamic sinkage: inward slip-sinkage and outward sinkage when driving onto fresh
 //! soil (Barthelmes 2018, section 3.1.3 and 3.1.4, eq. (8)-(18)).
 
+use crate::pmath;
 use super::TerraParams;
 
 /// Inward slip-sinkage rate dz_in/dt, m/s (eq. (9)):
@@ -8,14 +9,14 @@ use super::TerraParams;
 /// `v_s = omega r - v_t,x` of eq. (8).
 pub fn inward_rate(p: &TerraParams, z: f64, slip_velocity: f64) -> f64 {
     p.model.k_s_max
-        * ((p.model.k_s0 - z).max(0.0) / p.model.k_s0).powf(p.model.k_s_exp)
+        * pmath::powf((p.model.k_s0 - z).max(0.0) / p.model.k_s0, p.model.k_s_exp)
         * slip_velocity.abs()
 }
 
 /// Ideal sinkage z* = (m g / k_c)^(1/k_exp), m (eq. (10)): the sinkage that carries the
 /// estimated weight. (Eq. (17) prints the fraction inverted; eq. (10) is meant.)
 pub fn ideal_sinkage(p: &TerraParams) -> f64 {
-    (p.mass * p.g / p.model.k_c).powf(1.0 / p.model.k_exp)
+    pmath::powf(p.mass * p.g / p.model.k_c, 1.0 / p.model.k_exp)
 }
 
 /// Half the contact patch length l/2 = sqrt(2 r z - z^2), m (eq. (13)). For z beyond
@@ -34,7 +35,7 @@ pub fn outward_rate(p: &TerraParams, z: f64, slope_angle: f64, forward_velocity:
     if half_l <= 0.0 {
         return 0.0;
     }
-    let climb = ((z - ideal_sinkage(p)) / half_l).min((p.soil.phi - slope_angle).tan());
+    let climb = ((z - ideal_sinkage(p)) / half_l).min(pmath::tan(p.soil.phi - slope_angle));
     climb.max(0.0) * forward_velocity.abs()
 }
 
@@ -68,7 +69,7 @@ mod tests {
     fn the_ideal_sinkage_carries_the_weight() {
         let p = TerraParams::table1();
         let z = ideal_sinkage(&p);
-        assert!((p.model.k_c * z.powf(p.model.k_exp) - p.mass * p.g).abs() < 1e-9);
+        assert!((p.model.k_c * pmath::powf(z, p.model.k_exp) - p.mass * p.g).abs() < 1e-9);
     }
 
     #[test]
@@ -82,7 +83,7 @@ mod tests {
         assert!((outward_rate(&p, z, 0.0, -0.1) - expected).abs() < 1e-15);
         // deep in: the climbing angle is limited by phi - alpha
         let deep = outward_rate(&p, 0.1, 8f64.to_radians(), 0.1);
-        assert!((deep - (p.soil.phi - 8f64.to_radians()).tan() * 0.1).abs() < 1e-15);
+        assert!((deep - pmath::tan(p.soil.phi - 8f64.to_radians()) * 0.1).abs() < 1e-15);
         // slope steeper than phi: no climbing out
         assert_eq!(outward_rate(&p, 0.1, 40f64.to_radians(), 0.1), 0.0);
     }

@@ -2,6 +2,7 @@
 //! slip length that builds up over the contact patch (Barthelmes 2018, section 3.2,
 //! eq. (19)-(23)).
 
+use crate::pmath;
 use super::TerraParams;
 
 /// Maximum shear stress tau_max = c + F_n / A tan(phi_g), Pa (eq. (19)), with the
@@ -9,7 +10,7 @@ use super::TerraParams;
 /// steeper than phi only cohesion is left.
 pub fn max_shear_stress(p: &TerraParams, normal_force: f64, area: f64, slope_angle: f64) -> f64 {
     let friction = if area > 0.0 {
-        normal_force / area * (p.soil.phi - slope_angle).tan()
+        normal_force / area * pmath::tan(p.soil.phi - slope_angle)
     } else {
         0.0
     };
@@ -21,7 +22,7 @@ fn expm1_over(u: f64) -> f64 {
     if u.abs() < 1e-8 {
         -1.0 + 0.5 * u
     } else {
-        (-u).exp_m1() / u
+        pmath::exp_m1(-u) / u
     }
 }
 
@@ -45,7 +46,7 @@ pub fn mobilized_length(k_j: f64, j_m: f64, x_m: f64, x_e: f64) -> f64 {
         x_e * (1.0 + expm1_over(u))
     } else {
         // x_e (1 - e^-J) + x_m (k_j/j_m (e^-J - 1) + e^-J)
-        let e = (-big_j).exp();
+        let e = pmath::exp(-big_j);
         x_e * (1.0 - e) + x_m * (expm1_over(big_j) + e)
     }
 }
@@ -84,7 +85,7 @@ mod tests {
             .map(|i| {
                 let x = (i as f64 + 0.5) * dx;
                 let j = if x < x_m { j_m * x / x_m } else { j_m };
-                (1.0 - (-j / k_j).exp()) * dx
+                (1.0 - pmath::exp(-j / k_j)) * dx
             })
             .sum()
     }
@@ -122,7 +123,7 @@ mod tests {
     fn the_stress_limit_is_mohr_coulomb_and_falls_with_the_slope() {
         let p = TerraParams::table1();
         let flat = max_shear_stress(&p, 100.0, 0.01, 0.0);
-        assert!((flat - (p.soil.c + 1e4 * p.soil.phi.tan())).abs() < 1e-9);
+        assert!((flat - (p.soil.c + 1e4 * pmath::tan(p.soil.phi))).abs() < 1e-9);
         assert!(max_shear_stress(&p, 100.0, 0.01, 0.3) < flat);
         let mut cohesionless = p;
         cohesionless.soil.c = 0.0;

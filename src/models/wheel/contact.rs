@@ -1,6 +1,7 @@
 //! A wheel body over the terrain surface: its contact frame and its kinematics there,
 //! for any axle orientation (the wheel's axle is its body y axis).
 
+use crate::pmath;
 use super::WheelInput;
 use crate::models::rigid_body::BodyMotion;
 use crate::models::terrain::Surface;
@@ -50,9 +51,9 @@ pub fn contact(
             z_rate: -m.v.dot(&n),
             omega: m.w.dot(&axle),
             forward_velocity: m.v.dot(&forward),
-            slope: (-forward.dot(&down)).clamp(-1.0, 1.0).asin(),
+            slope: pmath::asin((-forward.dot(&down)).clamp(-1.0, 1.0)),
             lateral_velocity: m.v.dot(&n.cross(&forward)),
-            camber: axle.dot(&n).clamp(-1.0, 1.0).asin(),
+            camber: pmath::asin(axle.dot(&n).clamp(-1.0, 1.0)),
             position: [r.x, r.y],
         },
         normal: n,

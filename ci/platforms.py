@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Every example FMU's runtime on every platform it carries, compared bit for bit.
+
+For each FMU (a folder of *.fmu) and each platform in it, a small C master
+(ci/platforms/fmu_run.c, compiled here for each platform) runs the default experiment
+(at most --max-steps communication steps) through the FMI C API and writes every
+output's bits at every communication point:
+  - linux64 natively, win64 under Wine (Windows resource URIs file:///Z:/..., with a
+    stand-in bcryptprimitives.dll that Wine 8.0 lacks: ci/platforms/bcryptprimitives.c),
+    aarch64-linux under qemu-aarch64-static with the Debian cross sysroot;
+  - the outputs of each platform are compared with linux64's, bit for bit;
+  - the FMU state is serialized on linux64 halfway and restored on each other
+    platform, which must continue bit-identically;
+  - once per platform, a panic in the runtime (CONTACT_FMU_TEST_PANIC) must come back
+    as fmi2Error.
+
+Usage: ci/platforms.py FMU_DIR [--max-steps N] [--work DIR] [--only NAME,...] [--validate]
+Exit code 1 on any difference or failure; platforms an FMU lacks are skipped (said so).
+Tools: gcc, x86_64-w64-mingw32-gcc + wine, aarch64-linux-gnu-gcc + qemu-aarch64-static
+(`bash ci/cross.sh --test-tools` installs them).
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+import zipfile
+
+from fmpy import read_model_description
+from fmpy.validation import validate_fmu
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "platforms")
+AARCH64_SYSROOT = "/usr/aarch64-linux-gnu"
+
+failures = []
+
+
+def fail(what):
+    failures.append(what)
+    print(f"  FAIL {what}", flush=True)
+
+
+class Platform:
+    def __init__(self, name, ext, work):
+        self.name, self.ext, self.work = name, ext, work
+
+    def library(self, fmu_dir, model):
+        return os.path.join(fmu_dir, "binaries", self.name, f"{model}.{self.ext}")
+
+
+class Linux64(Platform):
+    def build(self):
+        self.exe = os.path.join(self.work, "fmu_run")
+        subprocess.run(["gcc", "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c"), "-ldl"], check=True)
+
+    def path(self, p):
+        return os.path.abspath(p)
+
+    def uri(self, d):
+        return "file://" + os.path.abspath(d)
+
+    def command(self, plan, out):
+        return [self.exe, plan, out]
+
+
+class Win64(Platform):
+    def build(self):
+        d = os.path.join(self.work, "win64")
+        os.makedirs(d, exist_ok=True)
+        self.exe = os.path.join(d, "fmu_run.exe")
+        cc = "x86_64-w64-mingw32-gcc"
+        subprocess.run([cc, "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c")], check=True)
+        subprocess.run([cc, "-shared", "-O1", "-o", os.path.join(d, "bcryptprimitives.dll"),
+                        os.path.join(SRC, "bcryptprimitives.c"), "-ladvapi32"], check=True)
+        self.env = dict(os.environ, WINEPREFIX=os.path.join(self.work, "wineprefix"), WINEDEBUG="-all",
+                        WINEDLLOVERRIDES="bcryptprimitives=n")
+
+    def path(self, p):
+        # Wine's Z: drive is the Unix root
+        return "Z:" + os.path.abspath(p).replace("/", "\\")
+
+    def uri(self, d):
+        # as Windows importers pass it: file:///Z:/... with percent-encoding
+        return "file:///Z:" + os.path.abspath(d).replace(" ", "%20")
+
+    def command(self, plan, out):
+        return ["wine", self.exe, self.path(plan), self.path(out)]
+
+
+class Aarch64(Platform):
+    def build(self):
+        self.exe = os.path.join(self.work, "fmu_run.aarch64")
+        subprocess.run(["aarch64-linux-gnu-gcc", "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c"), "-ldl"],
+                       check=True)
+
+    def path(self, p):
+        return os.path.abspath(p)
+
+    def uri(self, d):
+        return "file://" + os.path.abspath(d)
+
+    def command(self, plan, out):
+        return ["qemu-aarch64-static", "-L", AARCH64_SYSROOT, self.exe, plan, out]
+
+
+def write_plan(path, platform, fmu_dir, md, steps, h, save_at, save, load, start, vrs, panic):
+    lines = [platform.path(platform.library(fmu_dir, md.coSimulation.modelIdentifier)),
+             platform.uri(os.path.join(fmu_dir, "resources")), md.guid, str(steps), repr(h), str(save_at),
+             platform.path(save) if save != "-" else "-", platform.path(load) if load != "-" else "-", str(start)]
+    for ty in ("Real", "Integer", "Boolean"):
+        v = vrs[ty]
+        lines.append(" ".join([str(len(v))] + [str(x) for x in v]))
+    lines.append("1" if panic else "0")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def run(platform, plan, out, env=None, timeout=1800):
+    t0 = time.time()
+    p = subprocess.run(platform.command(plan, out), capture_output=True, text=True, timeout=timeout,
+                       env=env or getattr(platform, "env", None))
+    return p.returncode, (p.stderr or p.stdout)[-600:], time.time() - t0
+
+
+def first_difference(a, b, names):
+    la, lb = open(a).read().splitlines(), open(b).read().splitlines()
+    if len(la) != len(lb):
+        return f"{len(lb)} communication points, linux64 {len(la)}"
+    for k, (x, y) in enumerate(zip(la, lb)):
+        if x != y:
+            for i, (u, v) in enumerate(zip(x.split(), y.split())):
+                if u != v:
+                    name = names[i] if i < len(names) else f"column {i}"
+                    if len(u) == 16 and len(v) == 16:
+                        fu = struct_double(u)
+                        fv = struct_double(v)
+                        return f"point {k}: {name} = {fv!r}, linux64 {fu!r}"
+                    return f"point {k}: {name} = {v}, linux64 {u}"
+    return None
+
+
+def struct_double(hexbits):
+    import struct
+    return struct.unpack("<d", int(hexbits, 16).to_bytes(8, "little"))[0]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("fmus")
+    ap.add_argument("--max-steps", type=int, default=200)
+    ap.add_argument("--work", default="target/platforms")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--validate", action="store_true", help="also fmpy validate each FMU")
+    a = ap.parse_args()
+    work = os.path.abspath(a.work)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    platforms = {"linux64": Linux64("linux64", "so", work), "win64": Win64("win64", "dll", work),
+                 "aarch64-linux": Aarch64("aarch64-linux", "so", work)}
+    for p in platforms.values():
+        p.build()
+    only = set(x for x in a.only.split(",") if x)
+    fmus = sorted(f for f in os.listdir(a.fmus) if f.endswith(".fmu") and (not only or f[:-4] in only))
+    panicked = set()
+    for i, f in enumerate(fmus):
+        name = f[:-4]
+        d = os.path.join(work, name)
+        with zipfile.ZipFile(os.path.join(a.fmus, f)) as z:
+            z.extractall(d)
+        md = read_model_description(os.path.join(d, "modelDescription.xml"))
+        if a.validate:
+            problems = validate_fmu(os.path.join(a.fmus, f))
+            if problems:
+                fail(f"{name}: fmpy validate: {problems[:3]}")
+        de = md.defaultExperiment
+        h = float(de.stepSize)
+        steps = min(a.max_steps, int(round((float(de.stopTime) - float(de.startTime or 0.0)) / h)))
+        outs = [v for v in md.modelVariables if v.causality == "output"]
+        vrs = {ty: [v.valueReference for v in outs if v.type == ty] for ty in ("Real", "Integer", "Boolean")}
+        names = [v.name for ty in ("Real", "Integer", "Boolean") for v in outs if v.type == ty]
+        have = [p for p in platforms.values() if os.path.isfile(p.library(d, md.coSimulation.modelIdentifier))]
+        if "linux64" not in [p.name for p in have]:
+            fail(f"{name}: no linux64 binary to compare with")
+            continue
+        save_at = steps // 2
+        state = os.path.join(d, "state.linux64.bin")
+        report = []
+        ref = os.path.join(d, "out.linux64.txt")
+        for p in have:
+            plan = os.path.join(d, f"plan.{p.name}.txt")
+            out = os.path.join(d, f"out.{p.name}.txt")
+            is_ref = p.name == "linux64"
+            write_plan(plan, p, d, md, steps, h, save_at if is_ref else -1, state if is_ref else "-", "-", 0, vrs,
+                       False)
+            rc, err, dt = run(p, plan, out)
+            if rc != 0:
+                fail(f"{name} on {p.name}: exit code {rc}: {err}")
+                continue
+            verdict = "reference" if is_ref else (first_difference(ref, out, names) or "bit-identical")
+            if not is_ref and verdict != "bit-identical":
+                fail(f"{name} on {p.name}: differs from linux64 at {verdict}")
+            report.append(f"{p.name} {dt:.1f} s {verdict}")
+            if not is_ref:
+                # restore linux64's state halfway and continue
+                plan2 = os.path.join(d, f"plan.{p.name}.resume.txt")
+                out2 = os.path.join(d, f"out.{p.name}.resume.txt")
+                write_plan(plan2, p, d, md, steps, h, -1, "-", state, save_at, vrs, False)
+                rc, err, _ = run(p, plan2, out2)
+                tail = os.path.join(d, "out.linux64.tail.txt")
+                with open(ref) as r, open(tail, "w") as t:
+                    t.write("".join(r.readlines()[save_at:]))
+                if rc != 0:
+                    fail(f"{name} on {p.name}: resuming linux64's FMU state: exit code {rc}: {err}")
+                elif first_difference(tail, out2, names):
+                    fail(f"{name} on {p.name}: resumed from linux64's state: {first_difference(tail, out2, names)}")
+                else:
+                    report[-1] += ", resumes linux64's state"
+            if p.name not in panicked:
+                plan3 = os.path.join(d, f"plan.{p.name}.panic.txt")
+                write_plan(plan3, p, d, md, 1, h, -1, "-", "-", 0, vrs, True)
+                env = dict(getattr(p, "env", None) or os.environ, CONTACT_FMU_TEST_PANIC="fmi2Terminate")
+                rc, err, _ = run(p, plan3, os.path.join(d, f"out.{p.name}.panic.txt"), env=env)
+                if rc != 0:
+                    fail(f"{name} on {p.name}: a panic at the FMI boundary: exit code {rc}: {err}")
+                else:
+                    report[-1] += ", panic caught"
+                panicked.add(p.name)
+        print(f"[{i + 1}/{len(fmus)}] {name} ({steps} steps): " + "; ".join(report), flush=True)
+    if failures:
+        print(f"platforms: {len(failures)} failures")
+        sys.exit(1)
+    print("platforms: every platform bit-identical to linux64")
+
+
+if __name__ == "__main__":
+    main()

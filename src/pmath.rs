@@ -1,0 +1,177 @@
+//! Portable math: the transcendental functions of the models, with the same bits on every
+//! platform.
+//!
+//! Rust's `f64::sin`, `exp`, `powf`, `hypot`, ... call the platform's C math library
+//! (glibc on Linux, msvcrt on Windows, Apple's libm on macOS), which round differently in
+//! the last bits; a contact simulation amplifies that until a rock lands elsewhere. Here
+//! they are the `libm` crate (a port of musl's libm, pure Rust), so an FMU gives
+//! bit-identical results on linux64, win64 and aarch64-linux (docs/platforms.md).
+//! `sqrt`, `abs`, `floor`, `powi` and the arithmetic are exact or the same code on every
+//! platform and stay as they are. `tests/portable_math.rs` keeps the platform versions
+//! out of `src/`.
+//!
+//! Also here: the few nalgebra constructors that use trigonometry (through the platform
+//! library), rebuilt with these functions.
+
+use nalgebra::{Quaternion, Unit, UnitQuaternion, Vector3};
+
+/// sin x
+#[inline]
+pub fn sin(x: f64) -> f64 {
+    libm::sin(x)
+}
+
+/// cos x
+#[inline]
+pub fn cos(x: f64) -> f64 {
+    libm::cos(x)
+}
+
+/// (sin x, cos x)
+#[inline]
+pub fn sin_cos(x: f64) -> (f64, f64) {
+    libm::sincos(x)
+}
+
+/// tan x
+#[inline]
+pub fn tan(x: f64) -> f64 {
+    libm::tan(x)
+}
+
+/// asin x
+#[inline]
+pub fn asin(x: f64) -> f64 {
+    libm::asin(x)
+}
+
+/// acos x
+#[inline]
+pub fn acos(x: f64) -> f64 {
+    libm::acos(x)
+}
+
+/// atan x
+#[inline]
+pub fn atan(x: f64) -> f64 {
+    libm::atan(x)
+}
+
+/// atan2(y, x), the angle of the point (x, y)
+#[inline]
+pub fn atan2(y: f64, x: f64) -> f64 {
+    libm::atan2(y, x)
+}
+
+/// e^x
+#[inline]
+pub fn exp(x: f64) -> f64 {
+    libm::exp(x)
+}
+
+/// e^x - 1, accurate near 0
+#[inline]
+pub fn exp_m1(x: f64) -> f64 {
+    libm::expm1(x)
+}
+
+/// ln x
+#[inline]
+pub fn ln(x: f64) -> f64 {
+    libm::log(x)
+}
+
+/// x^y
+#[inline]
+pub fn powf(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
+}
+
+/// sqrt(x² + y²) without overflow
+#[inline]
+pub fn hypot(x: f64, y: f64) -> f64 {
+    libm::hypot(x, y)
+}
+
+/// tanh x
+#[inline]
+pub fn tanh(x: f64) -> f64 {
+    libm::tanh(x)
+}
+
+/// The rotation by `angle` (rad) about the unit `axis`: nalgebra's
+/// `UnitQuaternion::from_axis_angle`, with portable sine and cosine.
+pub fn quat_from_axis_angle(axis: &Unit<Vector3<f64>>, angle: f64) -> UnitQuaternion<f64> {
+    let (s, c) = sin_cos(angle / 2.0);
+    UnitQuaternion::new_unchecked(Quaternion::from_parts(c, axis.into_inner() * s))
+}
+
+/// The rotation about the axis `v` by the angle |v| (rad): nalgebra's
+/// `UnitQuaternion::from_scaled_axis` (the exponential of the pure quaternion v/2,
+/// identity below machine epsilon), with portable sine and cosine.
+pub fn quat_from_scaled_axis(v: Vector3<f64>) -> UnitQuaternion<f64> {
+    let half = v / 2.0;
+    let nn = half.norm_squared();
+    if nn <= f64::EPSILON * f64::EPSILON {
+        return UnitQuaternion::identity();
+    }
+    // exp(0) = 1: the scalar part of v/2 is zero
+    let n = nn.sqrt();
+    UnitQuaternion::new_unchecked(Quaternion::from_parts(cos(n), half * (sin(n) / n)))
+}
+
+/// The rotation by roll, pitch, yaw (rad; about x, then y, then z of the world):
+/// nalgebra's `UnitQuaternion::from_euler_angles`, with portable sine and cosine.
+pub fn quat_from_euler_angles(roll: f64, pitch: f64, yaw: f64) -> UnitQuaternion<f64> {
+    let (sr, cr) = sin_cos(roll * 0.5);
+    let (sp, cp) = sin_cos(pitch * 0.5);
+    let (sy, cy) = sin_cos(yaw * 0.5);
+    UnitQuaternion::new_unchecked(Quaternion::new(
+        cr * cp * cy + sr * sp * sy,
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+    ))
+}
+
+/// The rotation angle of `q` in [0, π] (rad): nalgebra's `UnitQuaternion::angle`, with
+/// a portable arc tangent.
+pub fn quat_angle(q: &UnitQuaternion<f64>) -> f64 {
+    let w = q.quaternion().scalar().abs();
+    atan2(q.quaternion().imag().norm(), w) * 2.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_constructors_match_nalgebra_to_rounding() {
+        let axis = Unit::new_normalize(Vector3::new(0.3, -1.0, 0.4));
+        for angle in [0.0, 0.1, 1.0, -2.5, 3.1] {
+            let a = quat_from_axis_angle(&axis, angle);
+            let b = UnitQuaternion::from_axis_angle(&axis, angle);
+            assert!(a.angle_to(&b) < 1e-12, "{angle}");
+            assert!((quat_angle(&a) - b.angle()).abs() < 1e-12);
+            let v = axis.into_inner() * angle;
+            assert!(quat_from_scaled_axis(v).angle_to(&UnitQuaternion::from_scaled_axis(v)) < 1e-12);
+        }
+        for (r, p, y) in [(0.1, -0.2, 0.3), (1.0, 0.5, -2.0), (0.0, 0.0, 0.0)] {
+            let a = quat_from_euler_angles(r, p, y);
+            let b = UnitQuaternion::from_euler_angles(r, p, y);
+            assert!(a.angle_to(&b) < 1e-12, "{r} {p} {y}");
+        }
+        assert_eq!(quat_from_scaled_axis(Vector3::zeros()), UnitQuaternion::identity());
+    }
+
+    #[test]
+    fn the_functions_agree_with_the_platform_library_to_an_ulp_or_so() {
+        for x in [0.1, 0.5, 1.0, 2.0, 10.0, -3.0] {
+            let close = |a: f64, b: f64| (a - b).abs() <= 4.0 * f64::EPSILON * b.abs().max(1e-300);
+            assert!(close(sin(x), x.sin()) && close(cos(x), x.cos()) && close(exp(x), x.exp()));
+            assert!(close(tanh(x), x.tanh()) && close(atan(x), x.atan()) && close(powf(x.abs(), 1.7), x.abs().powf(1.7)));
+            assert!(close(hypot(x, 2.0), x.hypot(2.0)) && close(atan2(x, 2.0), x.atan2(2.0)));
+            assert!(close(exp_m1(x), x.exp_m1()) && close(ln(x.abs()), x.abs().ln()));
+        }
+    }
+}
