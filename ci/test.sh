@@ -112,6 +112,7 @@ bash ci/memcheck.sh
 
 step "platforms: win64 and aarch64-linux runtimes cross-built (ci/cross.sh), every example packaged with all three, run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
 bash ci/cross.sh --test-tools
+bash ci/cross_tests.sh
 target/release/contact-fmu package examples/*.json -o target/fmu-platforms --platforms linux64,win64,aarch64-linux
 .venv/bin/python ci/platforms.py target/fmu-platforms --validate
 

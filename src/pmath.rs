@@ -81,10 +81,18 @@ pub fn ln(x: f64) -> f64 {
     libm::log(x)
 }
 
-/// x^y
+/// x^y. For a positive finite base and a finite exponent (the models' soil laws:
+/// k z^n) as e^(y ln x), two to three times faster than musl's `pow` and within a few
+/// ulp of it (the error grows with |y ln x|: 1e-15 relative at the soils' z^n);
+/// every other case (a zero, negative or infinite base, an infinite or NaN exponent)
+/// by `pow` itself, so that its special values hold.
 #[inline]
 pub fn powf(x: f64, y: f64) -> f64 {
-    libm::pow(x, y)
+    if x > 0.0 && x < f64::INFINITY && y.is_finite() {
+        libm::exp(y * libm::log(x))
+    } else {
+        libm::pow(x, y)
+    }
 }
 
 /// sqrt(x² + y²) without overflow
@@ -165,11 +173,26 @@ mod tests {
     }
 
     #[test]
-    fn the_functions_agree_with_the_platform_library_to_an_ulp_or_so() {
+    fn powf_keeps_the_special_values_of_pow() {
+        assert_eq!(powf(0.0, 0.0), 1.0);
+        assert_eq!(powf(0.0, 2.0), 0.0);
+        assert_eq!(powf(-2.0, 2.0), 4.0);
+        assert_eq!(powf(-8.0, 3.0), -512.0);
+        assert!(powf(-2.0, 0.5).is_nan());
+        assert_eq!(powf(2.0, f64::INFINITY), f64::INFINITY);
+        assert_eq!(powf(1.0, 123.4), 1.0);
+        assert_eq!(powf(4.0, 0.5), 2.0);
+    }
+
+    #[test]
+    fn the_functions_agree_with_the_platform_library_to_a_few_ulp() {
         for x in [0.1, 0.5, 1.0, 2.0, 10.0, -3.0] {
             let close = |a: f64, b: f64| (a - b).abs() <= 4.0 * f64::EPSILON * b.abs().max(1e-300);
             assert!(close(sin(x), x.sin()) && close(cos(x), x.cos()) && close(exp(x), x.exp()));
-            assert!(close(tanh(x), x.tanh()) && close(atan(x), x.atan()) && close(powf(x.abs(), 1.7), x.abs().powf(1.7)));
+            assert!(close(tanh(x), x.tanh()) && close(atan(x), x.atan()));
+            // e^(y ln x): an error of about |y ln x| ulp
+            let p = powf(x.abs(), 1.7);
+            assert!((p - x.abs().powf(1.7)).abs() <= 16.0 * f64::EPSILON * p, "{x}");
             assert!(close(hypot(x, 2.0), x.hypot(2.0)) && close(atan2(x, 2.0), x.atan2(2.0)));
             assert!(close(exp_m1(x), x.exp_m1()) && close(ln(x.abs()), x.abs().ln()));
         }
