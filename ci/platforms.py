@@ -22,6 +22,7 @@ Tools: gcc, x86_64-w64-mingw32-gcc + wine, aarch64-linux-gnu-gcc + qemu-aarch64-
 import argparse
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -134,15 +135,13 @@ def first_difference(a, b, names):
                 if u != v:
                     name = names[i] if i < len(names) else f"column {i}"
                     if len(u) == 16 and len(v) == 16:
-                        fu = struct_double(u)
-                        fv = struct_double(v)
-                        return f"point {k}: {name} = {fv!r}, linux64 {fu!r}"
+                        return f"point {k}: {name} = {as_double(v)!r}, linux64 {as_double(u)!r}"
                     return f"point {k}: {name} = {v}, linux64 {u}"
     return None
 
 
-def struct_double(hexbits):
-    import struct
+def as_double(hexbits):
+    """The double whose bits fmu_run printed as 16 hex digits."""
     return struct.unpack("<d", int(hexbits, 16).to_bytes(8, "little"))[0]
 
 
@@ -213,8 +212,8 @@ def main():
                     t.write("".join(r.readlines()[save_at:]))
                 if rc != 0:
                     fail(f"{name} on {p.name}: resuming linux64's FMU state: exit code {rc}: {err}")
-                elif first_difference(tail, out2, names):
-                    fail(f"{name} on {p.name}: resumed from linux64's state: {first_difference(tail, out2, names)}")
+                elif (where := first_difference(tail, out2, names)):
+                    fail(f"{name} on {p.name}: resumed from linux64's state: {where}")
                 else:
                     report[-1] += ", resumes linux64's state"
             if p.name not in panicked:
