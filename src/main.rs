@@ -135,6 +135,17 @@ struct RuntimeArgs {
 impl RuntimeArgs {
     fn resolve(self) -> Result<packager::Runtimes, String> {
         let host = runtime_library(self.runtime)?;
+        // a folder the user names must exist (a typo would drop platforms silently)
+        let named = self
+            .runtimes
+            .clone()
+            .map(|d| ("--runtimes", d))
+            .or_else(|| std::env::var_os("CONTACT_FMU_RUNTIMES").map(|d| ("CONTACT_FMU_RUNTIMES", d.into())));
+        if let Some((from, d)) = named {
+            if !d.is_dir() {
+                return Err(format!("{from} {}: not a folder", d.display()));
+            }
+        }
         let dirs = packager::platforms::runtime_dirs(self.runtimes.as_deref());
         let found = packager::Runtimes::discover(&host, &dirs).map_err(|e| e.to_string())?;
         if self.platforms.is_empty() {
@@ -323,6 +334,8 @@ fn fit(
     let dir = scenario::folder_of(path);
     let model_path = dir.join(&spec.model);
     let model = fit::Model::load(&model_path)?;
+    fit::preflight::check(&spec, &model, &model_path.display().to_string())
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     let t0 = Instant::now();
     eprintln!("reference values of {} cases ...", spec.cases.len());
     let references = fit::references(&spec, dir, &|c| model.step(c))?;

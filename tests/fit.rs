@@ -367,3 +367,58 @@ fn a_bad_fit_description_is_refused_with_its_field() {
         write(serde_json::json!({ "model": "m.json", "cases": [case], "stages": [], "bogus": 1 }));
     assert!(e.contains("bogus"), "{e}");
 }
+
+#[test]
+fn names_the_model_lacks_long_windows_and_failing_evaluations_end_the_fit_cleanly() {
+    // issue 50, item 4: refused before the first evaluation, with the field; and an
+    // evaluation that fails ends the fit with its message, never a panic
+    let dir = tempfile::tempdir().unwrap();
+    terra_drop(dir.path(), "model", &TRUTH);
+    let model = Model::load(&dir.path().join("model.json")).unwrap();
+    let spec = |tuner: serde_json::Value, to: f64| -> FitSpec {
+        serde_json::from_value(serde_json::json!({
+            "model": "model.json",
+            "cases": [{ "name": "a", "set": { "wheel.z0": 0.2 },
+                        "measure": { "output": "wheel.sinkage", "from": 0.1, "to": to } }],
+            "stages": [{ "name": "s", "tuners": [tuner] }]
+        }))
+        .unwrap()
+    };
+    let ok = serde_json::json!({ "parameter": "terra.k_d", "start": 0.1, "min": 0.01, "max": 1.0 });
+    fit::preflight::check(&spec(ok.clone(), 0.2), &model, "model.json").unwrap();
+    for (s, want) in [
+        (
+            spec(serde_json::json!({ "parameter": "terra.nope", "start": 1.0, "min": 0.5, "max": 2.0 }), 0.2),
+            "stages[0].tuners[0].parameter: no FMI variable 'terra.nope'",
+        ),
+        (
+            spec(serde_json::json!({ "parameter": "wheel.sinkage", "start": 1.0, "min": 0.5, "max": 2.0 }), 0.2),
+            "start values are for parameters",
+        ),
+        (
+            spec(serde_json::json!({ "parameter": "terra.k_d", "start": 0.1, "min": -1.0, "max": 1.0 }), 0.2),
+            "stages[0].tuners[0].min: 'terra.k_d'",
+        ),
+        (spec(ok.clone(), 1e9), "cases[0].measure.to: 1000000000 s at a 0.001 s step is 1.000e12 steps"),
+    ] {
+        let e = fit::preflight::check(&s, &model, "model.json").unwrap_err();
+        assert!(e.contains(want) && e.contains("model.json"), "{e}");
+    }
+    // the run itself (what a caller without the preflight gets): the unknown tuner
+    // fails in the first evaluation, inside the optimizer, and ends the fit
+    let s = spec(serde_json::json!({ "parameter": "terra.nope", "start": 1.0, "min": 0.5, "max": 2.0 }), 0.2);
+    let refs = vec![Reference::Value(0.05)];
+    let e = fit::run(&s, &model, &refs, &|_, _, _| {}).unwrap_err();
+    assert!(e.contains("stage 's'") && e.contains("no variable 'terra.nope'"), "{e}");
+    // a missing measurements CSV names the field and the cases that need it
+    let mut s = spec(ok, 0.2);
+    s.measurements = Some(
+        serde_json::from_value(serde_json::json!({ "file": "gone.csv", "value_column": "sinkage" }))
+            .unwrap(),
+    );
+    let e = fit::references(&s, dir.path(), &|c| model.step(c)).unwrap_err();
+    assert!(
+        e.contains("measurements.file") && e.contains("gone.csv") && e.contains("case 'a'"),
+        "{e}"
+    );
+}

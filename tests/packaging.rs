@@ -390,7 +390,7 @@ fn broken_side_files_are_refused_by_check_and_package_not_at_instantiation() {
             "pcm_bubbles_container.obj",
             "v 0 0 0\nv 1 0 0\nv nan 1 0\nf 1 2 3\n".into(),
             "pcm_bouncing_bubbles.json",
-            "vertex 3 is not finite",
+            "line 3: vertex coordinate 1 is not finite",
         ),
         (
             "scm_soil_map.csv",
@@ -424,10 +424,22 @@ fn broken_side_files_are_refused_by_check_and_package_not_at_instantiation() {
 fn the_cli_puts_every_platform_runtime_into_the_fmu_and_names_a_missing_one() {
     let dir = tempfile::tempdir().unwrap();
     let runtimes = dir.path().join("runtimes");
-    // stand-ins: the packager copies runtimes unchanged, whatever their bytes
-    for (folder, file) in [("win64", "contact_fmu_runtime.dll"), ("aarch64-linux", "libcontact_fmu_runtime.so")] {
+    // stand-ins: the headers of a PE x86-64 image and an ELF aarch64 shared object
+    // (what the packager checks), then the folder's name; copied unchanged
+    let mut pe = vec![0u8; 0x48];
+    pe[..2].copy_from_slice(b"MZ");
+    pe[0x3c] = 0x40;
+    pe[0x40..0x44].copy_from_slice(b"PE\0\0");
+    pe[0x44..0x46].copy_from_slice(&0x8664u16.to_le_bytes());
+    let mut elf = vec![0u8; 20];
+    elf[..4].copy_from_slice(b"\x7fELF");
+    elf[16] = 3;
+    elf[18] = 183;
+    for (folder, file, head) in [("win64", "contact_fmu_runtime.dll", &pe), ("aarch64-linux", "libcontact_fmu_runtime.so", &elf)] {
         std::fs::create_dir_all(runtimes.join(folder)).unwrap();
-        std::fs::write(runtimes.join(folder).join(file), folder.as_bytes()).unwrap();
+        let mut bytes = head.clone();
+        bytes.extend(folder.as_bytes());
+        std::fs::write(runtimes.join(folder).join(file), bytes).unwrap();
     }
     let example = root().join("examples/bbcc_sphere_drop.json");
     let run = |platforms: &str| {
@@ -454,9 +466,9 @@ fn the_cli_puts_every_platform_runtime_into_the_fmu_and_names_a_missing_one() {
     ] {
         assert!(names.iter().any(|n| n == entry), "{entry} not in {names:?}");
     }
-    let mut dll = String::new();
-    zip.by_name("binaries/win64/bbcc_sphere_drop.dll").unwrap().read_to_string(&mut dll).unwrap();
-    assert_eq!(dll, "win64");
+    let mut dll = vec![];
+    zip.by_name("binaries/win64/bbcc_sphere_drop.dll").unwrap().read_to_end(&mut dll).unwrap();
+    assert!(dll.starts_with(&pe) && dll.ends_with(b"win64"));
 
     let out = run("win64");
     assert!(out.status.success());
@@ -470,4 +482,125 @@ fn the_cli_puts_every_platform_runtime_into_the_fmu_and_names_a_missing_one() {
     assert!(err.contains("no FMU runtime for the platform 'darwin64'") && err.contains("ci/cross.sh"), "{err}");
     let out = run("win32");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--platforms: unknown platform 'win32'"));
+    // issue 50: a file that is not the platform's library, and a --runtimes folder
+    // that does not exist, are refused, not packaged
+    std::fs::write(runtimes.join("win64/contact_fmu_runtime.dll"), &elf).unwrap();
+    let err = String::from_utf8_lossy(&run("win64").stderr).to_string();
+    assert!(
+        err.contains("contact_fmu_runtime.dll") && err.contains("not a win64 runtime library: it is an ELF aarch64 shared object"),
+        "{err}"
+    );
+    std::fs::write(dir.path().join("notes.txt"), "root:x:0:0").unwrap();
+    let (ok, err) = cli_in(dir.path(), &["package", "--runtime", "notes.txt", "-o", "bad", example.to_str().unwrap()]);
+    assert!(!ok && err.contains("not a linux64 runtime library") && err.contains("not a shared library"), "{err}");
+    let (ok, err) = cli_in(dir.path(), &["package", "--runtimes", "no/such/dir", "-o", "bad", example.to_str().unwrap()]);
+    assert!(!ok && err.contains("--runtimes no/such/dir: not a folder"), "{err}");
+    assert!(!dir.path().join("bad").exists());
+}
+
+/// Runs the CLI in `dir` with the test build's runtime: (success, stderr).
+fn cli_in(dir: &std::path::Path, args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_contact-fmu"))
+        .args(args)
+        .current_dir(dir)
+        .env("CONTACT_FMU_RUNTIME", runtime())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[test]
+fn broken_and_degenerate_mesh_files_are_refused_with_file_line_and_field() {
+    // issue 50, items 1 and 5: every class names the scenario, the field pointing to
+    // the file, the file, and the line or element; check and package refuse alike
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("examples/pcm_bouncing_bubbles.json")).unwrap();
+    let text = text.replace("\"$schema\": \"schema/scenario.schema.json\",", "");
+    let mut stl = vec![b'x'; 80];
+    stl.extend(1000u32.to_le_bytes());
+    stl.extend([0u8; 150]);
+    let ply_head = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("zero.obj", b"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n".to_vec(), "all 2 triangles have zero area"),
+        ("inward.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 4 2\nf 1 3 4\nf 2 4 3\n".to_vec(), "encloses a negative volume"),
+        ("index.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\n\nf 1 2 9\n".to_vec(), "face 1 (line 5) names vertex 9, but the file has 3 vertices"),
+        ("image.obj", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec(), "line 1: byte 0x89 is not text (UTF-8), so this is not an OBJ mesh: it looks like a PNG image"),
+        ("short.stl", stl, "header counts 1000 triangles, which take 84 + 50 x 1000 = 50084 bytes, but the file has 234 bytes"),
+        ("nan.stl", b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex nan 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid x\n".to_vec(), "line 5: vertex coordinate 1 is not finite"),
+        ("header.ply", ply_head.replace("float y", "flot y").into_bytes(), "line 5: expected 'property <type> <name>'"),
+        ("huge.ply", ply_head.replace("vertex 3", "vertex 4000000000").into_bytes(), "need at least"),
+        ("data.ply", format!("{ply_head}0 0 0\n1 0 x\n0 1 0\n3 0 1 2\n").into_bytes(), "line 11: could not read element line. ('1 0 x')"),
+    ];
+    for (file, bytes, want) in &cases {
+        std::fs::write(dir.path().join(file), bytes).unwrap();
+        let scenario = format!("s_{file}.json");
+        std::fs::write(
+            dir.path().join(&scenario),
+            text.replace("pcm_bubbles_container.obj", file),
+        )
+        .unwrap();
+        let (ok, e) = cli_in(dir.path(), &["check", &scenario]);
+        assert!(
+            !ok && e.contains(&scenario) && e.contains("bodies[0].shape.file") && e.contains(file) && e.contains(want),
+            "{file}: {e}"
+        );
+    }
+    let (ok, e) = cli_in(dir.path(), &["package", "s_zero.obj.json", "-o", "out"]);
+    assert!(!ok && e.contains("zero area"), "{e}");
+    assert!(!dir.path().join("out").exists());
+}
+
+#[test]
+fn pcm_meshes_too_large_to_build_are_refused_with_the_count_and_what_fits() {
+    // issue 50, item 2: 8 subdivisions of the 4,096-triangle torus (268 million
+    // triangles) and a cuboid cut into micrometre squares are refused before anything
+    // that large is allocated
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("examples/pcm_torus_sphere.json")).unwrap();
+    let mut s: serde_json::Value = serde_json::from_str(&text).unwrap();
+    s.as_object_mut().unwrap().remove("$schema");
+    s["pcm"]["meshing"]["torus"]["subdivisions"] = serde_json::json!(8);
+    std::fs::write(dir.path().join("sub.json"), s.to_string()).unwrap();
+    s["pcm"]["meshing"]["torus"]["subdivisions"] = serde_json::json!(0);
+    s["bodies"][0]["shape"] = serde_json::json!({ "type": "cuboid", "size": [1.0, 1.0, 1.0] });
+    s["pcm"]["meshing"]["torus"] = serde_json::json!({ "edge": 1e-6 });
+    std::fs::write(dir.path().join("edge.json"), s.to_string()).unwrap();
+    let t0 = std::time::Instant::now();
+    for (file, want) in [
+        ("sub.json", "268435456 triangles (4096 x 4^8 with pcm.meshing.torus.subdivisions = 8)"),
+        ("sub.json", "pcm.meshing.torus.subdivisions 4 is the most that fits"),
+        ("edge.json", "even unsubdivided it is too fine"),
+    ] {
+        for cmd in [&["check", file][..], &["package", file, "-o", "out"][..]] {
+            let (ok, e) = cli_in(dir.path(), cmd);
+            assert!(!ok && e.contains(file) && e.contains(want), "{cmd:?}: {e}");
+        }
+    }
+    assert!(!dir.path().join("out").exists());
+    assert!(t0.elapsed().as_secs() < 20, "{:?}", t0.elapsed());
+}
+
+#[test]
+fn ssp_checks_param_values_as_start_values_and_names_unconnected_files() {
+    // issue 50, items 3 and 5
+    let dir = tempfile::tempdir().unwrap();
+    let ex = |n: &str| root().join("examples").join(n).display().to_string();
+    let (body, contact) = (ex("cosim_sphere_body.json"), ex("cosim_sphere_contact.json"));
+    for (param, want) in [
+        ("cosim_sphere_contact:terrain.zeta=-0.5", "'terrain.zeta': must be > 0, got -0.5"),
+        ("cosim_sphere_contact:terrain.nope=1", "no Real variable 'terrain.nope'"),
+    ] {
+        let (ok, e) = cli_in(dir.path(), &["ssp", &body, &contact, "-o", "x.ssp", "--param", param]);
+        assert!(!ok && e.contains(&format!("--param {}", param.split('=').next().unwrap())) && e.contains(want), "{e}");
+    }
+    let (ok, e) = cli_in(dir.path(), &["ssp", &body, &contact, "-o", "x.ssp", "--param", "cosim_sphere_contact:terrain.zeta=0.8"]);
+    assert!(ok, "{e}");
+    std::fs::remove_file(dir.path().join("x.ssp")).unwrap();
+    let wheel = ex("terra_single_wheel.json");
+    let (ok, e) = cli_in(dir.path(), &["ssp", &body, &wheel, "-o", "y.ssp"]);
+    assert!(!ok && e.contains("share no signal") && e.contains(&body) && e.contains(&wheel), "{e}");
+    assert!(!dir.path().join("y.ssp").exists() && !dir.path().join("x.ssp").exists());
 }

@@ -15,6 +15,9 @@
 //! SCENARIO_FUZZ_SEED run more locally. The coverage-guided variant (cargo fuzz, the
 //! same pipeline) is in `fuzz/` (docs/hardening.md).
 
+#[path = "common/mutate.rs"]
+mod mutate;
+
 use contact_fmu::cosim::World;
 use contact_fmu::packager;
 use rand::{Rng, SeedableRng};
@@ -82,6 +85,24 @@ const SIDE_FILES: &[(&str, &[u8])] = &[
     ("text.csv", b"0,0,x\n1,1,0\n"),
     ("class9.csv", b"9,9\n9,9\n"),
     ("corrupt.png", b"\x89PNG\r\n\x1a\nnot really"),
+    // issue 50: degenerate and broken meshes of every format
+    ("line.obj", b"v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\nf 1 3 2\n"),
+    (
+        "inward.obj",
+        b"v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 4 2\nf 1 3 4\nf 2 4 3\n",
+    ),
+    ("image.obj", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"),
+    ("index.obj", b"v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"),
+    ("short.stl", b"binary stl header that promises more triangles than it has......\xff\xff\xff\x00\x00"),
+    (
+        "nan.stl",
+        b"solid x\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex nan 0 0\nvertex 0 1 0\nendloop\nendfacet\nendsolid x\n",
+    ),
+    (
+        "huge.ply",
+        b"ply\nformat binary_little_endian 1.0\nelement vertex 4000000000\nproperty float x\nproperty float y\nproperty float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n",
+    ),
+    ("header.ply", b"ply\nformat ascii 1.0\nelement vertex 3\nproperty flot x\nend_header\n"),
 ];
 
 const NAMES: &[&str] = &[
@@ -94,6 +115,14 @@ const NAMES: &[&str] = &[
     "text.csv",
     "class9.csv",
     "corrupt.png",
+    "line.obj",
+    "inward.obj",
+    "image.obj",
+    "index.obj",
+    "short.stl",
+    "nan.stl",
+    "huge.ply",
+    "header.ply",
     "missing.obj",
     "../outside.obj",
     "/etc/passwd",
@@ -112,187 +141,6 @@ fn workspace() -> tempfile::TempDir {
         std::fs::write(dir.path().join(name), bytes).unwrap();
     }
     dir
-}
-
-// ---------------------------------------------------------------------------------
-// Mutations.
-
-/// Paths to every node of `v` (object keys and array indices).
-fn nodes(v: &Value, here: &mut Vec<PathStep>, out: &mut Vec<Vec<PathStep>>) {
-    out.push(here.clone());
-    match v {
-        Value::Object(m) => {
-            for (k, x) in m {
-                here.push(PathStep::Key(k.clone()));
-                nodes(x, here, out);
-                here.pop();
-            }
-        }
-        Value::Array(a) => {
-            // long arrays (mesh vertices, terrain points): a few of them suffice
-            for (i, x) in a.iter().enumerate().take(8) {
-                here.push(PathStep::Index(i));
-                nodes(x, here, out);
-                here.pop();
-            }
-        }
-        _ => {}
-    }
-}
-
-#[derive(Clone, Debug)]
-enum PathStep {
-    Key(String),
-    Index(usize),
-}
-
-fn at<'a>(v: &'a mut Value, path: &[PathStep]) -> &'a mut Value {
-    path.iter().fold(v, |v, s| match s {
-        PathStep::Key(k) => &mut v[k.as_str()],
-        PathStep::Index(i) => &mut v[*i],
-    })
-}
-
-fn deep(levels: usize) -> Value {
-    (0..levels).fold(Value::from(1.0), |v, _| Value::Array(vec![v]))
-}
-
-/// An extreme or odd value.
-fn odd_value(rng: &mut ChaCha8Rng) -> Value {
-    match rng.gen_range(0..22) {
-        0 => Value::Null,
-        1 => Value::Bool(true),
-        2 => Value::from(0),
-        3 => Value::from(-1),
-        4 => Value::from(1e308),
-        5 => Value::from(-1e308),
-        6 => Value::from(5e-324),
-        7 => Value::from(-0.0),
-        8 => Value::from(u64::MAX),
-        9 => Value::from(i64::MIN),
-        10 => Value::from(""),
-        11 => Value::from("a".repeat(rng.gen_range(100..200_000))),
-        12 => Value::from("\u{202e}名前 🦀\u{7}\u{feff}"),
-        13 => Value::Array(vec![]),
-        14 => Value::Object(Default::default()),
-        15 => Value::Array(vec![Value::from(0.0); rng.gen_range(1000..100_000)]),
-        16 => deep(rng.gen_range(20..300)),
-        17 => Value::from(1e6),
-        18 => Value::from(1e-9),
-        19 => Value::from(9007199254740993u64),
-        20 => Value::from(NAMES[rng.gen_range(0..NAMES.len())]),
-        _ => Value::from(rng.gen_range(-1e3..1e3)),
-    }
-}
-
-/// One structural mutation of `v`; `donors` give subtrees of other scenarios.
-fn mutate(v: &mut Value, donors: &[(String, Value)], rng: &mut ChaCha8Rng) {
-    let mut all = vec![];
-    nodes(v, &mut vec![], &mut all);
-    let path = all[rng.gen_range(0..all.len())].clone();
-    match rng.gen_range(0..10) {
-        // delete the node
-        0 => {
-            if let Some((last, parent)) = path.split_last() {
-                match (at(v, parent), last) {
-                    (Value::Object(m), PathStep::Key(k)) => {
-                        m.remove(k);
-                    }
-                    (Value::Array(a), PathStep::Index(i)) if *i < a.len() => {
-                        a.remove(*i);
-                    }
-                    _ => {}
-                }
-            }
-        }
-        // an odd value in its place
-        1 | 2 => *at(v, &path) = odd_value(rng),
-        // a number scaled, negated or zeroed; a string made a file name or a number
-        3 | 4 => {
-            let node = at(v, &path);
-            match node {
-                Value::Number(n) => {
-                    let x = n.as_f64().unwrap_or(1.0);
-                    let y = match rng.gen_range(0..5) {
-                        0 => -x,
-                        1 => 0.0,
-                        _ => {
-                            x * 10f64.powi([-300, -30, -6, -3, 3, 6, 30, 300][rng.gen_range(0..8)])
-                        }
-                    };
-                    *node = serde_json::Number::from_f64(y).map_or(Value::Null, Value::Number);
-                }
-                Value::String(_) => {
-                    *node = if rng.gen() {
-                        Value::from(NAMES[rng.gen_range(0..NAMES.len())])
-                    } else {
-                        Value::from(rng.gen_range(-10.0..10.0))
-                    }
-                }
-                Value::Bool(b) => *node = Value::from(*b as i32),
-                Value::Array(a) if !a.is_empty() => *node = a[0].clone(),
-                Value::Object(m) => *node = Value::Array(m.values().cloned().collect()),
-                _ => *node = odd_value(rng),
-            }
-        }
-        // an array element repeated: duplicate names, many bodies, long lists
-        5 | 6 => {
-            if let Value::Array(a) = at(v, &path) {
-                if !a.is_empty() {
-                    let x = a[rng.gen_range(0..a.len())].clone();
-                    let n = [1, 1, 2, 10, 100, 2000][rng.gen_range(0..6)];
-                    a.extend(std::iter::repeat_n(x, n));
-                }
-            }
-        }
-        // a subtree of another scenario
-        7 | 8 => {
-            let (_, d) = &donors[rng.gen_range(0..donors.len())];
-            let mut dn = vec![];
-            nodes(d, &mut vec![], &mut dn);
-            let dp = &dn[rng.gen_range(0..dn.len())];
-            let mut d = d.clone();
-            *at(v, &path) = at(&mut d, dp).clone();
-        }
-        // an unknown key
-        _ => {
-            if let Value::Object(m) = at(v, &path) {
-                m.insert("colour".into(), Value::from("red"));
-            }
-        }
-    }
-}
-
-/// Text-level damage: a duplicated key, a cut, a stray byte, trailing content.
-fn garble(text: &mut String, rng: &mut ChaCha8Rng) {
-    match rng.gen_range(0..5) {
-        0 => {
-            // duplicate the first key-value pair of a random object
-            let braces: Vec<usize> = text.match_indices("{\"").map(|(i, _)| i).collect();
-            if let Some(&i) = braces.get(rng.gen_range(0..braces.len().max(1))) {
-                if let Some(end) = text[i..].find(',') {
-                    let pair = text[i + 1..i + end + 1].to_string();
-                    text.insert_str(i + 1, &pair);
-                }
-            }
-        }
-        1 => {
-            let mut cut = rng.gen_range(0..text.len().max(1));
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-        }
-        2 => {
-            let mut i = rng.gen_range(0..text.len().max(1));
-            while !text.is_char_boundary(i) {
-                i -= 1;
-            }
-            text.insert(i, ['}', '"', '\\', '\u{0}', 'ÿ', ','][rng.gen_range(0..6)]);
-        }
-        3 => text.push_str(["{}", "]", "\u{0}", " x"][rng.gen_range(0..4)]),
-        _ => {}
-    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -376,11 +224,11 @@ fn mutated_example_scenarios_are_accepted_or_refused_with_the_file_never_a_panic
         let (name, v) = &seeds[rng.gen_range(0..seeds.len())];
         let mut v = v.clone();
         for _ in 0..rng.gen_range(1..4) {
-            mutate(&mut v, &seeds, &mut rng);
+            mutate::mutate(&mut v, &seeds, NAMES, &mut rng);
         }
         let mut text = serde_json::to_string_pretty(&v).unwrap();
         if rng.gen_range(0..6) == 0 {
-            garble(&mut text, &mut rng);
+            mutate::garble(&mut text, &mut rng);
         }
         save_failure(&text, "current");
         let started = Instant::now();

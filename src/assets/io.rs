@@ -94,7 +94,6 @@ pub fn write_stl(mesh: &TriMesh, w: &mut impl Write) -> io::Result<()> {
 /// exactly two triangles that run it in opposite directions, and no triangle is
 /// degenerate (zero area). Returns the first problem found.
 pub fn check_closed_manifold(mesh: &TriMesh) -> Result<(), String> {
-    let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(3 * mesh.triangles.len());
     for (f, t) in mesh.triangles.iter().enumerate() {
         let [a, b, c] = t.map(|k| mesh.vertices[k as usize]);
         let area2 = (b - a).cross(&(c - a)).norm();
@@ -102,6 +101,16 @@ pub fn check_closed_manifold(mesh: &TriMesh) -> Result<(), String> {
         if !(area2 > 1e-12 * scale * scale) {
             return Err(format!("triangle {f} {t:?} is degenerate"));
         }
+    }
+    check_closed_oriented(mesh)
+}
+
+/// Checks that every edge of `mesh` (by vertex index) is shared by exactly two
+/// triangles that run it in opposite directions: a closed surface with one
+/// orientation, whose [`TriMesh::volume`] is then independent of the origin.
+pub fn check_closed_oriented(mesh: &TriMesh) -> Result<(), String> {
+    let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(3 * mesh.triangles.len());
+    for (f, t) in mesh.triangles.iter().enumerate() {
         for (p, q) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
             if directed.insert((p, q), f as u32).is_some() {
                 return Err(format!(

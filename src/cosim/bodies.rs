@@ -12,36 +12,25 @@ use std::path::Path;
 /// Vertices of the OBJ files a scenario references, by file name as written.
 pub type Meshes = BTreeMap<String, Vec<[f64; 3]>>;
 
-/// Reads the `v x y z` lines of an OBJ file.
-pub fn read_obj_vertices(path: &Path) -> Result<Vec<[f64; 3]>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut out = vec![];
-    for (n, line) in text.lines().enumerate() {
-        let mut it = line.split_whitespace();
-        if it.next() != Some("v") {
-            continue;
+/// The scenario field that names mesh `file` first, for messages:
+/// `bodies[2].shape.file`, or `bodies[0].shape.parts[1].shape.file` in a compound.
+pub fn mesh_field(shapes: &[Shape], file: &str) -> String {
+    fn find(shape: &Shape, file: &str) -> Option<String> {
+        match shape {
+            Shape::ConvexMesh { file: f, .. } | Shape::Mesh { file: f, .. } if f == file => {
+                Some("shape.file".into())
+            }
+            Shape::Compound { parts } => parts.iter().enumerate().find_map(|(j, p)| {
+                find(&p.shape, file).map(|inner| format!("shape.parts[{j}].{inner}"))
+            }),
+            _ => None,
         }
-        let mut v = [0.0; 3];
-        for (k, c) in v.iter_mut().enumerate() {
-            *c = it
-                .next()
-                .and_then(|x| x.parse::<f64>().ok())
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| {
-                    format!(
-                        "{}:{}: vertex coordinate {} is missing or not a number",
-                        path.display(),
-                        n + 1,
-                        k + 1
-                    )
-                })?;
-        }
-        out.push(v);
     }
-    if out.is_empty() {
-        return Err(format!("{}: no vertices ('v x y z' lines)", path.display()));
-    }
-    Ok(out)
+    shapes
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| find(s, file).map(|f| format!("bodies[{i}].{f}")))
+        .unwrap_or_else(|| format!("mesh '{file}'"))
 }
 
 /// The mesh files of `shapes` (also inside compounds).
@@ -67,7 +56,9 @@ pub fn load_meshes(shapes: &[Shape], dir: Option<&Path>) -> Result<Meshes, Strin
     for file in mesh_files(shapes) {
         let dir = dir.ok_or_else(|| format!("mesh '{file}': no folder to read it from"))?;
         let path = resolve_asset(dir, &file)?;
-        meshes.insert(file, read_obj_vertices(&path)?);
+        let vertices = crate::assets::mesh_read::obj::read_vertices(&path)
+            .map_err(|e| format!("{}: {e}", mesh_field(shapes, &file)))?;
+        meshes.insert(file, vertices);
     }
     // generated shapes: the mesh from its parameters (deterministic; the same mesh the
     // packager writes under resources/assets/)

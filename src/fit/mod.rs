@@ -20,6 +20,7 @@
 
 use crate::pmath;
 pub mod external;
+pub mod preflight;
 pub mod spec;
 
 use crate::cosim::variables::{Phase, VarType};
@@ -303,6 +304,9 @@ struct Objective<'a> {
     fixed: &'a BTreeMap<String, f64>,
     evaluations: &'a AtomicUsize,
     progress: &'a (dyn Fn(usize, f64) + Sync),
+    /// The first evaluation's error: it ends the fit (the optimizer is given the
+    /// worst cost until it stops, without running anything more).
+    failure: &'a std::sync::Mutex<Option<String>>,
 }
 
 /// The cost of a point whose parameters cannot be run (a derived value not finite).
@@ -327,12 +331,23 @@ impl CostFunction for Objective<'_> {
                 t.from_scaled(c)
             })
             .collect();
+        let failed = |f: &std::sync::Mutex<Option<String>>| {
+            f.lock().map(|g| g.is_some()).unwrap_or(true)
+        };
+        if failed(self.failure) {
+            return Ok(f64::MAX);
+        }
         let p = parameters(self.tuners, &x, self.fixed);
         let cost = if p.values().all(|v| v.is_finite()) {
-            let traces = self
-                .evaluator
-                .traces(&self.cases, &p)
-                .map_err(ArgminError::msg)?;
+            let traces = match self.evaluator.traces(&self.cases, &p) {
+                Ok(t) => t,
+                Err(e) => {
+                    if let Ok(mut f) = self.failure.lock() {
+                        f.get_or_insert(e);
+                    }
+                    return Ok(f64::MAX);
+                }
+            };
             traces
                 .iter()
                 .zip(&self.cases)
@@ -385,6 +400,7 @@ pub fn run(
             .collect();
         let mut cost = f64::INFINITY;
         let evaluations = AtomicUsize::new(0);
+        let failure = std::sync::Mutex::new(None);
         let name = stage.name.clone();
         let report = |n: usize, c: f64| progress(&name, n, c);
         for _ in 0..=stage.restarts {
@@ -403,6 +419,7 @@ pub fn run(
                 fixed: &current,
                 evaluations: &evaluations,
                 progress: &report,
+                failure: &failure,
             };
             let solver = NelderMead::new(simplex)
                 .with_sd_tolerance(stage.tolerance)
@@ -411,6 +428,9 @@ pub fn run(
                 .configure(|s| s.max_iters(stage.max_iterations))
                 .run()
                 .map_err(|e| format!("stage '{}': {e}", stage.name))?;
+            if let Some(e) = failure.lock().ok().and_then(|mut f| f.take()) {
+                return Err(format!("stage '{}': an evaluation failed: {e}", stage.name));
+            }
             let c = res.state().get_best_cost();
             let gained = c < cost * (1.0 - 1e-3);
             if c < cost {
@@ -479,7 +499,26 @@ pub fn references(
     step: &dyn Fn(&Case) -> f64,
 ) -> Result<Vec<Reference>, String> {
     let csv = match &spec.measurements {
-        Some(m) => Some((m, spec::read_measurements(&dir.join(&m.file), m)?)),
+        Some(m) => {
+            let needing: Vec<String> = spec
+                .cases
+                .iter()
+                .filter(|c| c.reference.is_none())
+                .map(|c| format!("'{}'", c.name))
+                .collect();
+            if needing.is_empty() {
+                None
+            } else {
+                let rows = spec::read_measurements(&dir.join(&m.file), m).map_err(|e| {
+                    format!(
+                        "measurements.file: {e} (the reference of case{} {})",
+                        if needing.len() > 1 { "s" } else { "" },
+                        needing.join(", ")
+                    )
+                })?;
+                Some((m, rows))
+            }
+        }
         None => None,
     };
     let reference = match &spec.reference {
@@ -520,6 +559,8 @@ pub fn references(
                 case.measure.output = o.clone();
             }
             case.step = Some(step(c));
+            let at = spec.cases.iter().position(|d| d.name == c.name).unwrap_or(0);
+            preflight::case_steps(&format!("cases[{at}]"), &case, step(c))?;
             let t = r.trace(&case, &BTreeMap::new())?;
             if series {
                 Reference::Series(t)

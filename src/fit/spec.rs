@@ -232,11 +232,17 @@ impl FitSpec {
     /// Reads and checks a fit description; errors name the file and field.
     pub fn load(path: &Path) -> Result<FitSpec, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let de = &mut serde_json::Deserializer::from_str(&text);
+        FitSpec::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses and checks the fit description `text`; errors name the field.
+    /// A quoted name or value over 1000 characters is shortened in the message.
+    pub fn parse(text: &str) -> Result<FitSpec, String> {
+        let short = crate::scenario::shorten_quoted;
+        let de = &mut serde_json::Deserializer::from_str(text);
         let spec: FitSpec = serde_path_to_error::deserialize(de)
-            .map_err(|e| format!("{}: {}: {}", path.display(), e.path(), e.inner()))?;
-        spec.check()
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| short(format!("{}: {}", e.path(), e.inner())))?;
+        spec.check().map_err(short)?;
         Ok(spec)
     }
 

@@ -195,7 +195,12 @@ pub fn package_patched(
     let mut binaries = vec![];
     for (p, lib) in &runtimes.libraries {
         let name = format!("binaries/{}/{}.{}", p.folder(), scenario.model_identifier, p.extension());
-        binaries.push((name, std::fs::read(lib).map_err(io(lib))?));
+        let bytes = std::fs::read(lib).map_err(io(lib))?;
+        p.check_library(&bytes).map_err(|e| PackageError::Io {
+            path: lib.display().to_string(),
+            source: std::io::Error::other(e),
+        })?;
+        binaries.push((name, bytes));
     }
     // Assets go to resources/ under the path the scenario gives (validated to stay inside
     // the scenario's folder), so the runtime resolves them the same way.

@@ -66,6 +66,74 @@ impl Platform {
         }
     }
 
+    /// Checks that `bytes` (a file's contents, at least its first 4 KB) are a shared
+    /// library for this platform: an x86-64 or aarch64 ELF shared object, an x86-64
+    /// PE image, or a 64-bit (or universal) Mach-O; else says what the file is, so that
+    /// a wrong `--runtime` never goes into an FMU.
+    pub fn check_library(self, bytes: &[u8]) -> Result<(), String> {
+        let u16_at = |k: usize| bytes.get(k..k + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+        let u32_at = |k: usize| {
+            bytes
+                .get(k..k + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let found = if bytes.starts_with(b"\x7fELF") {
+            let machine = match u16_at(18) {
+                Some(62) => "x86-64",
+                Some(183) => "aarch64",
+                Some(3) => "x86",
+                Some(40) => "ARM",
+                _ => "other",
+            };
+            let kind = match u16_at(16) {
+                Some(3) => "shared object",
+                Some(2) => "executable",
+                Some(1) => "relocatable object",
+                _ => "file",
+            };
+            format!("an ELF {machine} {kind}")
+        } else if bytes.starts_with(b"MZ") {
+            let pe = u32_at(0x3c).map(|o| o as usize);
+            match pe.filter(|&o| bytes.get(o..o + 4) == Some(b"PE\0\0")) {
+                Some(o) => match u16_at(o + 4) {
+                    Some(0x8664) => "a PE x86-64 image".to_string(),
+                    Some(0xaa64) => "a PE ARM64 image".to_string(),
+                    Some(0x14c) => "a PE x86 image".to_string(),
+                    _ => "a PE image of another machine".to_string(),
+                },
+                None => "a DOS executable".to_string(),
+            }
+        } else if bytes.starts_with(&[0xcf, 0xfa, 0xed, 0xfe]) {
+            "a Mach-O 64-bit image".to_string()
+        } else if bytes.starts_with(&[0xca, 0xfe, 0xba, 0xbe]) {
+            "a Mach-O universal image".to_string()
+        } else {
+            let head: String = bytes
+                .iter()
+                .take(16)
+                .map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' })
+                .collect();
+            format!("not a shared library (it begins '{head}')")
+        };
+        let (want, ok): (&str, &[&str]) = match self {
+            Platform::Linux64 => ("an ELF x86-64 shared object", &["an ELF x86-64 shared object"]),
+            Platform::Aarch64Linux => ("an ELF aarch64 shared object", &["an ELF aarch64 shared object"]),
+            Platform::Win64 => ("a PE x86-64 image", &["a PE x86-64 image"]),
+            Platform::Darwin64 => (
+                "a Mach-O 64-bit or universal image",
+                &["a Mach-O 64-bit image", "a Mach-O universal image"],
+            ),
+        };
+        if ok.contains(&found.as_str()) {
+            Ok(())
+        } else {
+            Err(format!(
+                "not a {} runtime library: it is {found}, the platform needs {want}",
+                self.folder()
+            ))
+        }
+    }
+
     /// A platform by its folder name (`linux64`, `win64`, `aarch64-linux`, `darwin64`).
     pub fn parse(name: &str) -> Result<Platform, String> {
         Platform::ALL

@@ -56,6 +56,14 @@ impl ParamValue {
         }
     }
 
+    /// The value as written on the command line.
+    fn text(&self) -> String {
+        match self {
+            ParamValue::Real(x) => x.to_string(),
+            ParamValue::Boolean(b) => b.to_string(),
+        }
+    }
+
     fn ty(&self) -> VarType {
         match self {
             ParamValue::Real(_) => VarType::Real,
@@ -468,6 +476,38 @@ pub fn package(
     result
 }
 
+/// Checks the values the SSD binds to component `name` (scenario `s` from `path`) as
+/// its `start_values` would be checked: in the variable's bounds, a whole number for
+/// an Integer, and through the scenario's rules and instantiation with them.
+fn check_bound_values(
+    path: &std::path::Path,
+    s: &crate::scenario::Scenario,
+    name: &str,
+    values: &[(String, ParamValue)],
+) -> Result<(), String> {
+    let mut probe = s.clone();
+    for (var, value) in values {
+        let x = match value {
+            ParamValue::Real(x) => *x,
+            ParamValue::Boolean(b) => f64::from(u8::from(*b)),
+        };
+        probe.start_values.insert(var.clone(), x);
+    }
+    let shown = values
+        .iter()
+        .map(|(v, x)| format!("--param {name}:{v}={}", x.text()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let errors = crate::scenario::validate(&probe);
+    if let Some(e) = errors.first() {
+        return Err(format!("{shown}: {}: {}: {}", path.display(), e.path, e.message));
+    }
+    let dir = crate::scenario::folder_of(path);
+    crate::cosim::World::new(&probe, Some(dir))
+        .map(|_| ())
+        .map_err(|e| format!("{shown}: {}: {e}", path.display()))
+}
+
 #[allow(clippy::too_many_arguments)]
 fn package_staged(
     scenarios: &[std::path::PathBuf],
@@ -483,6 +523,7 @@ fn package_staged(
     let mut components: Vec<Component> = vec![];
     let mut experiment: Option<Experiment> = None;
     let mut fmus = vec![];
+    let mut loaded = vec![];
     for path in scenarios {
         let s = crate::scenario::load(path).map_err(|e| e.to_string())?;
         if components.iter().any(|c| c.name == s.model_identifier) {
@@ -508,6 +549,7 @@ fn package_staged(
             parameters: vec![],
         });
         fmus.push(fmu);
+        loaded.push((path, s));
     }
     for (comp, var, value) in parameters {
         let c = components
@@ -527,6 +569,13 @@ fn package_staged(
         }
         c.parameters.push((var.clone(), *value));
     }
+    // a --param value passes the checks the same value as a start value passes
+    // (bounds, the scenario's own rules, instantiation)
+    for (c, (path, s)) in components.iter().zip(&loaded) {
+        if !c.parameters.is_empty() {
+            check_bound_values(path, s, &c.name, &c.parameters)?;
+        }
+    }
     let mut experiment = experiment.expect("at least two scenarios");
     if let Some(h) = step_size {
         if !(h > 0.0 && h.is_finite()) {
@@ -538,7 +587,11 @@ fn package_staged(
     }
     let connections = connect(&components)?;
     if connections.is_empty() {
-        return Err("the scenarios share no signal: no output of one has the name of an input of another (see docs/cosimulation.md)".into());
+        let files: Vec<String> = scenarios.iter().map(|p| p.display().to_string()).collect();
+        return Err(format!(
+            "{}: the scenarios share no signal: no output of one has the name of an input of another (see docs/cosimulation.md)",
+            files.join(", ")
+        ));
     }
     let ssd = write_ssd(
         name,

@@ -24,7 +24,7 @@ pub use error::{FieldError, ScenarioError};
 pub use types::*;
 pub(crate) use validate::Checker;
 pub use validate::{
-    body_names, is_plain_name, shown, validate, MAX_COORDINATE, MAX_LENGTH, MAX_NAME_LEN,
+    body_names, is_plain_name, shorten_quoted, shown, validate, MAX_COORDINATE, MAX_LENGTH, MAX_NAME_LEN,
     RESERVED_NAMES,
 };
 

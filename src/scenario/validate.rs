@@ -298,28 +298,32 @@ pub const MAX_NAME_LEN: usize = 100;
 /// Quoted text in a problem message longer than this many characters is shortened.
 const QUOTED_MAX: usize = 1000;
 
-/// `message` with every quoted run ('...', between apostrophes) of more than
-/// [`QUOTED_MAX`] characters replaced by its [`shown`] form.
-fn shorten_quoted(message: String) -> String {
+/// `message` with every quoted run ('...' or "...") of more than [`QUOTED_MAX`]
+/// characters replaced by its [`shown`] form (serde quotes a wrong string whole).
+pub fn shorten_quoted(message: String) -> String {
     if message.len() <= QUOTED_MAX {
         return message;
     }
-    let parts: Vec<&str> = message.split('\'').collect();
-    if parts.iter().all(|p| p.chars().count() <= QUOTED_MAX) {
-        return message;
+    let mut out = message;
+    for quote in ['\'', '"'] {
+        let parts: Vec<&str> = out.split(quote).collect();
+        if parts.iter().all(|p| p.chars().count() <= QUOTED_MAX) {
+            continue;
+        }
+        out = parts
+            .iter()
+            .enumerate()
+            .map(|(k, p)| {
+                if k % 2 == 1 && p.chars().count() > QUOTED_MAX {
+                    shown(p)
+                } else {
+                    p.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(&quote.to_string());
     }
-    parts
-        .iter()
-        .enumerate()
-        .map(|(k, p)| {
-            if k % 2 == 1 && p.chars().count() > QUOTED_MAX {
-                shown(p)
-            } else {
-                p.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("'")
+    out
 }
 
 /// `s` as an error message quotes it: whole when short, else its start and its length

@@ -226,6 +226,70 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
 
 /// The triangle mesh of a geometry (BBCC's description of the convex shapes, with the
 /// current parameter values) at the resolution `m` asks.
+/// Most triangles one body's PCM mesh may have, after subdivision: 4 million, about
+/// 1 GB while it is built ([`MB_PER_MILLION_TRIANGLES`]); the paper's largest mesh
+/// has 16,384 (Hippmann 2023, section 4.2).
+pub const MAX_PCM_TRIANGLES: f64 = 4e6;
+
+/// Resident memory per million triangles of a PCM body mesh while the world is built,
+/// MB (measured with `/usr/bin/time -v` on `contact-fmu check` of pcm_torus_sphere with
+/// the torus subdivided 3 and 4 times, 262,144 and 1,048,576 triangles: 69 and 257 MB
+/// peak, 240 MB per million).
+pub const MB_PER_MILLION_TRIANGLES: f64 = 245.0;
+
+/// Refuses a mesh of `base` triangles that `subdivisions` would make larger than
+/// [`MAX_PCM_TRIANGLES`], with the figure and the most subdivisions that fit.
+fn triangle_budget(body: &str, base: f64, subdivisions: u32) -> Result<(), String> {
+    let times = |k: u32| (1u64 << (2 * k.min(31))) as f64;
+    let total = base * times(subdivisions);
+    if total <= MAX_PCM_TRIANGLES {
+        return Ok(());
+    }
+    let gb = |t: f64| t * 1e-6 * MB_PER_MILLION_TRIANGLES / 1024.0;
+    let advice = match (0..subdivisions).rev().find(|&k| base * times(k) <= MAX_PCM_TRIANGLES) {
+        Some(k) => format!("pcm.meshing.{body}.subdivisions {k} is the most that fits"),
+        None => format!(
+            "even unsubdivided it is too fine: coarser pcm.meshing.{body}.segments or edge, or a coarser mesh file"
+        ),
+    };
+    let how = if subdivisions > 0 {
+        format!(" ({base:.0} x 4^{subdivisions} with pcm.meshing.{body}.subdivisions = {subdivisions})")
+    } else {
+        String::new()
+    };
+    Err(format!(
+        "its PCM mesh would have {total:.0} triangles{how}, about {:.1} GB: at most {MAX_PCM_TRIANGLES:.0} (about {:.1} GB); {advice}",
+        gb(total),
+        gb(MAX_PCM_TRIANGLES)
+    ))
+}
+
+/// Triangles [`geometry_mesh`] makes of `g` (as a float: no overflow).
+fn geometry_triangles(g: &Geometry, m: &Meshing) -> f64 {
+    let seg = |k: usize, default: u32| {
+        m.segments
+            .as_ref()
+            .and_then(|s| s.get(k).copied())
+            .unwrap_or(default)
+    };
+    match g {
+        Geometry::Sphere { .. } => primitives::sphere_triangles(seg(0, 8)),
+        Geometry::Cuboid { size } => primitives::cuboid_triangles(
+            *size,
+            m.edge.unwrap_or(0.25 * size[0].min(size[1]).min(size[2])),
+        ),
+        Geometry::Cylinder { height, .. } => {
+            primitives::cylinder_triangles(*height, seg(0, 64), m.edge.unwrap_or(0.25 * height))
+        }
+        Geometry::GrouserWheel { count, .. } => {
+            4.0 * seg(0, 64) as f64 + 12.0 * *count as f64
+        }
+        Geometry::Hull { points } => 2.0 * points.len() as f64,
+        Geometry::Compound { parts } => parts.iter().map(|(_, p)| geometry_triangles(p, m)).sum(),
+        Geometry::CuboidGrid { .. } => 0.0,
+    }
+}
+
 fn geometry_mesh(g: &Geometry, m: &Meshing) -> TriMesh {
     let seg = |k: usize, default: u32| {
         m.segments
@@ -309,24 +373,33 @@ impl Pcm {
                 .unwrap_or(default)
         };
         let r = |vr: usize| w.values.reals[vr];
+        // the triangle count is checked before any mesh that large is made
+        let fits = |base: f64| triangle_budget(&body.name, base, meshing.subdivisions);
         let mesh = match (&body.spec, &body.shape) {
-            (Shape::Mesh { .. }, _) => self
-                .files
-                .get(&b)
-                .cloned()
-                .ok_or("its mesh file was not read (no resources folder?)")?,
+            (Shape::Mesh { .. }, _) => {
+                let m = self
+                    .files
+                    .get(&b)
+                    .ok_or("its mesh file was not read (no resources folder?)")?;
+                fits(m.triangles.len() as f64)?;
+                m.clone()
+            }
             (Shape::Torus { .. }, ShapeVrs::Torus { major, minor }) => {
+                fits(primitives::torus_triangles(seg(0, 64), seg(1, 32)))?;
                 primitives::torus(r(*major), r(*minor), seg(0, 64), seg(1, 32))
             }
-            (Shape::Wheel { .. }, ShapeVrs::Wheel { radius, width }) => primitives::cylinder_y(
-                r(*radius),
-                r(*width),
-                seg(0, 64),
-                meshing.edge.unwrap_or(0.25 * r(*width)),
-            ),
-            (Shape::Generated { asset }, _) => asset
-                .mesh()
-                .map_err(|e| format!("generated {}: {e}", asset.prefix()))?,
+            (Shape::Wheel { .. }, ShapeVrs::Wheel { radius, width }) => {
+                let edge = meshing.edge.unwrap_or(0.25 * r(*width));
+                fits(primitives::cylinder_triangles(r(*width), seg(0, 64), edge))?;
+                primitives::cylinder_y(r(*radius), r(*width), seg(0, 64), edge)
+            }
+            (Shape::Generated { asset }, _) => {
+                let m = asset
+                    .mesh()
+                    .map_err(|e| format!("generated {}: {e}", asset.prefix()))?;
+                fits(m.triangles.len() as f64)?;
+                m
+            }
             _ => {
                 let g = crate::cosim::bodies::geometry(
                     &body.spec,
@@ -336,6 +409,7 @@ impl Pcm {
                     w.meshes,
                 )?
                 .ok_or("the shape has no geometry")?;
+                fits(geometry_triangles(&g, &meshing))?;
                 geometry_mesh(&g, &meshing)
             }
         };
@@ -407,7 +481,12 @@ impl Model for Pcm {
             let mesh = dir
                 .ok_or_else(|| format!("no folder to read '{}' from", m.file))
                 .and_then(read)
-                .map_err(|e| WorldError::Asset(format!("pcm: mesh of body '{}': {e}", m.name)))?;
+                .map_err(|e| {
+                    WorldError::Asset(format!(
+                        "bodies[{}].shape.file (PCM mesh of body '{}'): {e}",
+                        m.body, m.name
+                    ))
+                })?;
             self.files.insert(m.body, mesh);
         }
         Ok(())

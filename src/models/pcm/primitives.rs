@@ -69,10 +69,37 @@ pub fn torus(major: f64, minor: f64, around: u32, tube: u32) -> TriMesh {
     m
 }
 
+/// Pieces of at most `edge` (m) that cut a length `length` (m), at least one.
+fn cells(length: f64, edge: f64) -> f64 {
+    (length / edge.max(1e-9)).ceil().max(1.0)
+}
+
+/// Triangles of [`cuboid`] (as a float: no overflow whatever the edge).
+pub fn cuboid_triangles(size: [f64; 3], edge: f64) -> f64 {
+    let n = size.map(|s| cells(s, edge));
+    4.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0])
+}
+
+/// Triangles of [`cylinder_y`] (as a float).
+pub fn cylinder_triangles(height: f64, around: u32, edge: f64) -> f64 {
+    let n = around.max(3) as f64;
+    2.0 * n * cells(height, edge) + 2.0 * n
+}
+
+/// Triangles of [`torus`].
+pub fn torus_triangles(around: u32, tube: u32) -> f64 {
+    2.0 * around.max(3) as f64 * tube.max(3) as f64
+}
+
+/// Triangles of [`geodesic_sphere`].
+pub fn sphere_triangles(frequency: u32) -> f64 {
+    20.0 * (frequency.max(1) as f64).powi(2)
+}
+
 /// A box centred at the origin (edges `size`, m) with each face cut into squares of
 /// at most `edge` (m), two triangles each.
 pub fn cuboid(size: [f64; 3], edge: f64) -> TriMesh {
-    let n = size.map(|s| ((s / edge.max(1e-9)).ceil() as u32).max(1));
+    let n = size.map(|s| cells(s, edge) as u32);
     let h = size.map(|s| 0.5 * s);
     let mut m = TriMesh::default();
     // each face: normal axis k, sign s; in-plane axes (a, b) with a x b = +e_k
@@ -113,7 +140,7 @@ pub fn cuboid(size: [f64; 3], edge: f64) -> TriMesh {
 /// the caps into fans.
 pub fn cylinder_y(radius: f64, height: f64, around: u32, edge: f64) -> TriMesh {
     let n = around.max(3);
-    let rings = ((height / edge.max(1e-9)).ceil() as u32).max(1);
+    let rings = cells(height, edge) as u32;
     let mut m = TriMesh::default();
     let point = |k: u32, y: f64| {
         let a = 2.0 * PI * k as f64 / n as f64;
