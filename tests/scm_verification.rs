@@ -643,7 +643,7 @@ fn steepest_rise_off_the_footprint(w: &World) -> f64 {
 #[test]
 fn after_every_soil_update_no_slope_off_the_footprint_exceeds_the_angle_of_repose() {
     let limit = 0.01 * 35f64.to_radians().tan();
-    let tol = contact_fmu::models::scm::deform::EROSION_TOL;
+    let tol = contact_fmu::models::scm::erosion::EROSION_TOL;
     let mut worst = [0.0f64; 2];
     for (c, sweeps) in [0, 2].into_iter().enumerate() {
         let mut w = world("scm_single_wheel", &[]);
@@ -691,7 +691,7 @@ fn a_hole_slumps_to_the_angle_of_repose_when_the_plate_is_drawn_out() {
     let snapshot = w.snapshot();
     let soil = snapshot.model::<SoilState>().unwrap();
     let limit = soil.grid.ds * 35f64.to_radians().tan();
-    let tol = contact_fmu::models::scm::deform::EROSION_TOL;
+    let tol = contact_fmu::models::scm::erosion::EROSION_TOL;
     let base = contact_fmu::models::terrain::Surface::Plane {
         height: 0.0,
         angle: 0.0,

@@ -13,7 +13,8 @@
 
 use crate::pmath;
 use super::footprint::{area_and_contour, pressure_weights, Edt};
-use super::grid::{Rect, SoilGrid};
+use super::grid::SoilGrid;
+use super::rect::Rect;
 use super::mesh::TriMesh;
 use super::pressure::{bekker, node_pressure};
 use super::side_pressure::side_pressure;
@@ -288,7 +289,7 @@ pub struct Workspace {
     /// while an update runs (see [`super::deform::load`]): apart from the
     /// evaluation's, which a helper thread reads, so that writing them moves no cache
     /// line back, and kept between updates for the next window's overlap.
-    pub(crate) update_bufs: super::deform::UpdateBuffers,
+    pub(crate) update_bufs: super::update_state::UpdateBuffers,
     /// Footprint mask over the window.
     pub mask: Vec<bool>,
     /// Footprint nodes (window indices), row-major order.
@@ -318,7 +319,7 @@ pub struct Workspace {
     pub(crate) deposited: Vec<u32>,
     pub(crate) border: Vec<u32>,
     /// The radial field's sources and the border nodes it feeds.
-    pub(crate) radial: super::deform::RadialField,
+    pub(crate) radial: super::update_state::RadialField,
     /// The parallel field's walks: from footprint node (window column and row) along
     /// (dx, dy) with the soil it carries, m.
     pub(crate) walks: Vec<([u32; 2], f64, f64, f64)>,
@@ -326,16 +327,16 @@ pub struct Workspace {
     /// A prepared soil update waits for its commit (see [`super::deform::prepare`]).
     pub(crate) pending: bool,
     /// Footprint runs for the parallel field's walks.
-    pub(crate) runs: super::deform::Runs,
+    pub(crate) runs: super::update_state::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
     pub(crate) erosion_rows: Vec<[u64; 2]>,
     /// What the last soil update's erosion left at rest, the record the next commit
     /// will make (built by the erosion), and whether it may make it.
-    pub(crate) at_rest: super::deform::AtRest,
-    pub(crate) at_rest_spare: super::deform::AtRest,
+    pub(crate) at_rest: super::update_state::AtRest,
+    pub(crate) at_rest_spare: super::update_state::AtRest,
     pub(crate) at_rest_next: bool,
     /// The soil of the update window is as the last commit left it (see
-    /// [`super::deform::AtRest`]).
+    /// [`super::update_state::AtRest`]).
     pub(crate) at_rest_valid: bool,
     /// Every soil update passes over its whole window: the load, the shear reset and
     /// the erosion's first sweep (for tests: the result must not change).
@@ -766,7 +767,12 @@ pub fn evaluate(
 ) -> ContactResult {
     let ds = grid.ds;
     // the evaluation's window buffers (a soil update may have left its own in place)
-    super::deform::put_back(ws);
+    // the evaluation's window buffers back in place after a soil update (the
+    // update's stay aside, for its next window)
+    if ws.update_bufs.swapped {
+        ws.update_bufs
+            .swap_with(&mut ws.h, &mut ws.zp, &mut ws.j, &mut ws.mask);
+    }
     // vertices to world, and the body's bounds: made ahead for this very pose (with
     // the scan conversion, see `scan_ahead`), or here; the last scan conversion holds
     // only for the same vertices

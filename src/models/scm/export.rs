@@ -2,7 +2,8 @@
 //! part of the field as a 16-bit grayscale PNG height image, a binary PLY mesh (opens
 //! in ParaView and MeshLab) and a JSON sidecar that maps the image back to metres.
 
-use super::grid::{Rect, SoilGrid, TILE};
+use super::grid::{SoilGrid, TILE};
+use super::rect::Rect;
 use crate::models::terrain::Surface;
 use std::io::Write;
 use std::path::Path;

@@ -6,21 +6,27 @@
 //! - [`contact`]: contact detection, footprint, pressure and forces, eq. (1)-(9).
 //! - [`footprint`]: A, L, b_eff and the pressure weighting, eq. (3)-(6).
 //! - [`pressure`]: the pressure-sinkage law with loading history, eq. (1), (7).
-//! - [`deform`]: plastic deformation, eq. (10), Fig. 10-14.
+//! - [`deform`]: a body's soil update: displacement, eq. (10), the flows, Fig. 10-13.
+//! - [`erosion`]: slopes levelled to the angle of repose, Fig. 14.
+//! - [`update_state`]: what a soil update keeps in the workspace between steps.
+//! - [`rect`]: rectangles of grid nodes (windows, blocks).
 //! - [`export`]: the soil height field as a PNG image and a PLY mesh.
 //! - [`soil_map`]: soil classes per node (a parameter map).
 
 pub mod adapter;
 pub mod contact;
 pub mod deform;
+pub mod erosion;
 pub mod export;
 pub mod footprint;
 pub mod grid;
 pub mod mesh;
 pub mod pressure;
+pub mod rect;
 pub mod section;
 pub mod side_pressure;
 pub mod soil_map;
+pub mod update_state;
 
 pub use contact::{evaluate, BodyMotion, ContactResult, Workspace};
 pub use grid::SoilGrid;
@@ -258,7 +264,7 @@ mod tests {
             w: Vector3::zeros(),
         };
         evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
-        let pile = grid::Rect {
+        let pile = rect::Rect {
             i0: 24,
             j0: -1,
             nx: 1,
@@ -618,7 +624,7 @@ mod tests {
             top / ds
         };
         let (left_slope, right_slope) = (steepest(-45), steepest(45));
-        let tol = deform::EROSION_TOL / ds;
+        let tol = erosion::EROSION_TOL / ds;
         assert!(
             right_slope <= pmath::tan(class1.repose) + tol,
             "class 1: {right_slope}"

@@ -290,7 +290,7 @@ fn mid(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
 #[cfg(test)]
 mod tests {
     use crate::pmath;
-    use super::super::grid::Rect;
+    use super::super::rect::Rect;
     use super::super::{evaluate, BodyMotion, SoilGrid, SoilParams, TriMesh, Workspace};
     use crate::models::terrain::Surface;
     use nalgebra::{Isometry3, Vector3};

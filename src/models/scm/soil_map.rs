@@ -95,7 +95,7 @@ impl SoilMap {
     }
 
     /// Classes of the nodes of `rect` on a grid of spacing `ds` (m), row-major.
-    pub fn classes_of(&self, rect: &super::grid::Rect, ds: f64, out: &mut Vec<u8>) {
+    pub fn classes_of(&self, rect: &super::rect::Rect, ds: f64, out: &mut Vec<u8>) {
         out.clear();
         for jj in 0..rect.ny {
             let y = (rect.j0 + jj) as f64 * ds;
