@@ -73,16 +73,12 @@ pub fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, PackageError> {
         candidates.push(p.to_path_buf());
     } else if let Some(p) = std::env::var_os("CONTACT_FMU_RUNTIME") {
         candidates.push(PathBuf::from(p));
-    } else if let Ok(exe) = std::env::current_exe() {
-        if let Some(dir) = exe.parent() {
-            candidates.push(dir.join(RUNTIME_FILE_NAME));
-            // integration tests run from target/<profile>/deps
-            if dir.ends_with("deps") {
-                if let Some(up) = dir.parent() {
-                    candidates.push(up.join(RUNTIME_FILE_NAME));
-                }
-            }
-        }
+    } else {
+        candidates.extend(
+            platforms::beside_executable()
+                .iter()
+                .map(|d| d.join(RUNTIME_FILE_NAME)),
+        );
     }
     candidates
         .iter()

@@ -260,12 +260,19 @@ pub fn runtime_dirs(explicit: Option<&Path>) -> Vec<PathBuf> {
     if let Some(d) = std::env::var_os("CONTACT_FMU_RUNTIMES") {
         return vec![PathBuf::from(d)];
     }
+    beside_executable().iter().map(|d| d.join("runtimes")).collect()
+}
+
+/// The folder of the running executable, and for tests run from
+/// `target/<profile>/deps` the profile folder above it: where the runtime library
+/// and `runtimes/` are looked for by default.
+pub fn beside_executable() -> Vec<PathBuf> {
     let mut dirs = vec![];
     if let Some(dir) = std::env::current_exe().ok().as_deref().and_then(Path::parent) {
-        dirs.push(dir.join("runtimes"));
+        dirs.push(dir.to_path_buf());
         if dir.ends_with("deps") {
             if let Some(up) = dir.parent() {
-                dirs.push(up.join("runtimes"));
+                dirs.push(up.to_path_buf());
             }
         }
     }
