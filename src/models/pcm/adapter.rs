@@ -266,12 +266,7 @@ fn triangle_budget(body: &str, base: f64, subdivisions: u32) -> Result<(), Strin
 
 /// Triangles [`geometry_mesh`] makes of `g` (as a float: no overflow).
 fn geometry_triangles(g: &Geometry, m: &Meshing) -> f64 {
-    let seg = |k: usize, default: u32| {
-        m.segments
-            .as_ref()
-            .and_then(|s| s.get(k).copied())
-            .unwrap_or(default)
-    };
+    let seg = |k: usize, default: u32| m.segment(k, default);
     match g {
         Geometry::Sphere { .. } => primitives::sphere_triangles(seg(0, 8)),
         Geometry::Cuboid { size } => primitives::cuboid_triangles(
@@ -291,12 +286,7 @@ fn geometry_triangles(g: &Geometry, m: &Meshing) -> f64 {
 }
 
 fn geometry_mesh(g: &Geometry, m: &Meshing) -> TriMesh {
-    let seg = |k: usize, default: u32| {
-        m.segments
-            .as_ref()
-            .and_then(|s| s.get(k).copied())
-            .unwrap_or(default)
-    };
+    let seg = |k: usize, default: u32| m.segment(k, default);
     match g {
         Geometry::Sphere { radius } => primitives::geodesic_sphere(*radius, seg(0, 8)),
         Geometry::Cuboid { size } => {
@@ -365,13 +355,7 @@ impl Pcm {
             .get(&body.name)
             .cloned()
             .unwrap_or_default();
-        let seg = |k: usize, default: u32| {
-            meshing
-                .segments
-                .as_ref()
-                .and_then(|s| s.get(k).copied())
-                .unwrap_or(default)
-        };
+        let seg = |k: usize, default: u32| meshing.segment(k, default);
         let r = |vr: usize| w.values.reals[vr];
         // the triangle count is checked before any mesh that large is made
         let fits = |base: f64| triangle_budget(&body.name, base, meshing.subdivisions);

@@ -52,6 +52,16 @@ pub struct Meshing {
     pub subdivisions: u32,
 }
 
+impl Meshing {
+    /// Segment count `k` of [`Meshing::segments`], or `default` when not given.
+    pub fn segment(&self, k: usize, default: u32) -> u32 {
+        self.segments
+            .as_ref()
+            .and_then(|s| s.get(k).copied())
+            .unwrap_or(default)
+    }
+}
+
 /// One PCM contact pair.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
