@@ -393,7 +393,7 @@ fn names_the_model_lacks_long_windows_and_failing_evaluations_end_the_fit_cleanl
         ),
         (
             spec(serde_json::json!({ "parameter": "wheel.sinkage", "start": 1.0, "min": 0.5, "max": 2.0 }), 0.2),
-            "start values are for parameters",
+            "'wheel.sinkage' (output, continuous) cannot be set before initialization",
         ),
         (
             spec(serde_json::json!({ "parameter": "terra.k_d", "start": 0.1, "min": -1.0, "max": 1.0 }), 0.2),
@@ -421,4 +421,23 @@ fn names_the_model_lacks_long_windows_and_failing_evaluations_end_the_fit_cleanl
         e.contains("measurements.file") && e.contains("gone.csv") && e.contains("case 'a'"),
         "{e}"
     );
+}
+
+#[test]
+fn every_example_fit_description_passes_the_preflight() {
+    // the checks refuse what the evaluations cannot run, nothing they can (a case may
+    // set an input, e.g. the rig's speed `rig.vx`)
+    let dir = root().join("examples/fit");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if !p.to_string_lossy().ends_with("_fit.json") {
+            continue;
+        }
+        let spec = FitSpec::load(&p).unwrap();
+        let model = Model::load(&dir.join(&spec.model)).unwrap();
+        fit::preflight::check(&spec, &model, &spec.model).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
 }

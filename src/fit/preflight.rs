@@ -5,7 +5,7 @@
 //! tries (and then ends with the message, [`super::run`]).
 
 use super::{parameters, Case, FitSpec, Model};
-use crate::cosim::variables::{Causality, VarType, VariableTable};
+use crate::cosim::variables::{Phase, VarType, VariableTable};
 use std::collections::BTreeMap;
 
 /// Most communication steps one case may run: 10 million (10^4 s at 1 ms, about
@@ -26,9 +26,36 @@ pub fn case_steps(p: &str, case: &Case, h: f64) -> Result<usize, String> {
     Ok(n as usize)
 }
 
-/// A parameter `name` the fit sets to `value` (`p`: where the fit names it).
+/// A variable `name` the fit sets to `value` before initialization, as
+/// [`Model::trace`] does (a parameter or an input; `p`: where the fit names it).
 fn settable(table: &VariableTable, p: &str, name: &str, value: f64) -> Result<(), String> {
-    table.start_override(name, value).map(|_| ()).map_err(|e| format!("{p}: {e}"))
+    let Some(var) = table.by_name(name) else {
+        // the message that lists variables with similar names
+        let e = table.start_override(name, value).err().unwrap_or_default();
+        return Err(format!("{p}: {e}"));
+    };
+    if !var.settable_in(Phase::Instantiated) {
+        return Err(format!(
+            "{p}: '{name}' ({}, {}) cannot be set before initialization (parameters and inputs can)",
+            var.causality.as_str(),
+            var.variability.as_str()
+        ));
+    }
+    let why = match var.ty {
+        VarType::Real => var.bounds.violation(value),
+        VarType::Integer if value.fract() != 0.0 || value.abs() > i32::MAX as f64 => {
+            Some(format!("an Integer: {value} is not one"))
+        }
+        VarType::Boolean if value != 0.0 && value != 1.0 => {
+            Some(format!("a Boolean: give 0 or 1, not {value}"))
+        }
+        VarType::String => Some("a String: not settable here".into()),
+        _ => None,
+    };
+    match why {
+        Some(why) => Err(format!("{p}: '{name}': {why}")),
+        None => Ok(()),
+    }
 }
 
 /// Checks `spec` against the model it fits ([`Model`], file shown as `file`).
@@ -65,13 +92,15 @@ fn check_names(spec: &FitSpec, model: &Model, file: &str) -> Result<(), String> 
     for (i, s) in spec.stages.iter().enumerate() {
         for (j, t) in s.tuners.iter().enumerate() {
             let q = format!("stages[{i}].tuners[{j}]");
+            // a Real the evaluations set before initialization (a parameter, or an
+            // input held for the run)
             let var = table
                 .by_name(&t.parameter)
-                .filter(|v| v.causality == Causality::Parameter && v.ty == VarType::Real)
+                .filter(|v| v.ty == VarType::Real && v.settable_in(Phase::Instantiated))
                 .ok_or_else(|| {
                     ctx(match settable(&table, &format!("{q}.parameter"), &t.parameter, t.start) {
                         Err(e) => e,
-                        Ok(()) => format!("{q}.parameter: '{}' is not a Real parameter", t.parameter),
+                        Ok(()) => format!("{q}.parameter: '{}' is not a Real", t.parameter),
                     })
                 })?;
             // the tuner's own range must lie inside the parameter's bounds, or the
