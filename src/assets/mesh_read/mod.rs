@@ -84,6 +84,35 @@ fn shown(text: &str) -> String {
     s
 }
 
+/// The three coordinates after the keyword `what` on text line `n` (OBJ `v`, STL
+/// `vertex`): each present, a number and finite.
+fn coordinates<'a>(
+    words: &mut impl Iterator<Item = &'a str>,
+    n: usize,
+    what: &str,
+) -> Result<[f64; 3], String> {
+    let mut v = [0.0; 3];
+    for (k, c) in v.iter_mut().enumerate() {
+        let word = words.next().ok_or_else(|| {
+            format!("line {n}: '{what}' needs x y z, coordinate {} is missing", k + 1)
+        })?;
+        *c = word.parse::<f64>().map_err(|_| {
+            format!(
+                "line {n}: vertex coordinate {} '{}' is not a number",
+                k + 1,
+                shown(word)
+            )
+        })?;
+        if !c.is_finite() {
+            return Err(format!(
+                "line {n}: vertex coordinate {} is not finite ({word})",
+                k + 1
+            ));
+        }
+    }
+    Ok(v)
+}
+
 /// `bytes` as UTF-8 text, or where they are not, with a guess at what the file is
 /// (`what`: the format that was expected, "an OBJ mesh").
 fn text_of<'a>(bytes: &'a [u8], what: &str) -> Result<&'a str, String> {

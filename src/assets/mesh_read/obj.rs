@@ -31,25 +31,7 @@ pub(super) fn parse(bytes: &[u8]) -> Result<RawMesh, String> {
         let mut words = line.split_whitespace();
         match words.next() {
             Some("v") => {
-                let mut v = [0.0; 3];
-                for (k, c) in v.iter_mut().enumerate() {
-                    let word = words.next().ok_or_else(|| {
-                        format!("line {n}: 'v' needs x y z, coordinate {} is missing", k + 1)
-                    })?;
-                    *c = word.parse::<f64>().map_err(|_| {
-                        format!(
-                            "line {n}: vertex coordinate {} '{}' is not a number",
-                            k + 1,
-                            super::shown(word)
-                        )
-                    })?;
-                    if !c.is_finite() {
-                        return Err(format!(
-                            "line {n}: vertex coordinate {} is not finite ({word})",
-                            k + 1
-                        ));
-                    }
-                }
+                let v = super::coordinates(&mut words, n, "v")?;
                 m.vertices.push(v);
             }
             Some("f") => {

@@ -97,25 +97,7 @@ fn parse_ascii(bytes: &[u8]) -> Result<RawMesh, String> {
             "facet" if facet.is_none() => facet = Some((n, vec![])),
             "outer" if facet.is_some() && !in_loop => in_loop = true,
             "vertex" if in_loop => {
-                let mut v = [0.0; 3];
-                for (k, c) in v.iter_mut().enumerate() {
-                    let w = words.next().ok_or_else(|| {
-                        format!("line {n}: 'vertex' needs x y z, coordinate {} is missing", k + 1)
-                    })?;
-                    *c = w.parse::<f64>().map_err(|_| {
-                        format!(
-                            "line {n}: vertex coordinate {} '{}' is not a number",
-                            k + 1,
-                            super::shown(w)
-                        )
-                    })?;
-                    if !c.is_finite() {
-                        return Err(format!(
-                            "line {n}: vertex coordinate {} is not finite ({w})",
-                            k + 1
-                        ));
-                    }
-                }
+                let v = super::coordinates(&mut words, n, "vertex")?;
                 let i = shared.add(&mut m, v);
                 if let Some((_, corners)) = facet.as_mut() {
                     corners.push(i);
