@@ -8,7 +8,7 @@
 use contact_fmu::models::rig::{RigDrive, RigMode, RigState};
 use contact_fmu::models::single_wheel;
 use contact_fmu::models::terra::{self, TerraInput, TerraParams, TerraState};
-use contact_fmu::models::terrain::Surface;
+use contact_fmu::geometry::terrain::Surface;
 use contact_fmu::packager;
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use fmi::fmi2::import::Fmi2Import;

@@ -4,12 +4,15 @@
 //! Data flows one way (see `README.md`, design):
 //!
 //! ```text
-//! scenario (parse, validate) -> models (physics, no FMI)
+//! scenario (parse, validate) -> registry -> models (physics, no FMI)
 //!     -> cosim (World: variable table, do_step, snapshots) -> FMI ABI (fmu-template) / packager
 //! ```
 //!
 //! - [`scenario`]: the scenario JSON format, its validation and its JSON Schema.
+//! - [`registry`]: every model, in call order; the only module that names them all.
 //! - [`models`]: the physics. Pure functions and small state structs; no FMI, no I/O.
+//! - [`geometry`], [`rigid_body`]: the world's shapes, meshes, terrain surfaces and
+//!   free bodies, shared by the models and the world.
 //! - [`cosim`]: the co-simulation world: the variable table (the single source of truth
 //!   for value references, used by the runtime *and* by the modelDescription.xml writer),
 //!   stepping, FMU state snapshots.
@@ -17,10 +20,13 @@
 
 pub mod assets;
 pub mod cosim;
+pub mod geometry;
 pub mod guid;
 pub mod models;
 pub mod parallel;
 pub mod pmath;
+pub mod registry;
+pub mod rigid_body;
 pub mod scenario;
 
 #[cfg(feature = "packager")]

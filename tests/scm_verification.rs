@@ -105,7 +105,7 @@ fn bulldozing_builds_a_hump_and_raises_the_motion_resistance() {
         let r = run_rig(&mut w, 3.0, 1.0, 0.01, &["wheel.Fx", "wheel.x"]);
         let d = w.snapshot();
         let soil = d.model::<SoilState>().unwrap();
-        let base = contact_fmu::models::terrain::Surface::Plane {
+        let base = contact_fmu::geometry::terrain::Surface::Plane {
             height: 0.0,
             angle: 0.0,
         };
@@ -557,7 +557,7 @@ fn a_rolling_wheel_leaves_a_rut_as_deep_as_it_ran_with_berms_beside_it() {
     }
     let snapshot = w.snapshot();
     let soil = snapshot.model::<SoilState>().unwrap();
-    let base = contact_fmu::models::terrain::Surface::Plane {
+    let base = contact_fmu::geometry::terrain::Surface::Plane {
         height: 0.0,
         angle: 0.0,
     };
@@ -692,7 +692,7 @@ fn a_hole_slumps_to_the_angle_of_repose_when_the_plate_is_drawn_out() {
     let soil = snapshot.model::<SoilState>().unwrap();
     let limit = soil.grid.ds * 35f64.to_radians().tan();
     let tol = contact_fmu::models::scm::erosion::EROSION_TOL;
-    let base = contact_fmu::models::terrain::Surface::Plane {
+    let base = contact_fmu::geometry::terrain::Surface::Plane {
         height: 0.0,
         angle: 0.0,
     };

@@ -2,7 +2,7 @@
 //! STL. Numbers are written in Rust's shortest round-trip form, so the same mesh gives
 //! the same bytes on every machine and reads back to the same f64 values.
 
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};

@@ -4,7 +4,7 @@
 //! generated rocks and wheels (Buse 2023, section 3.2: "computes the volume and center
 //! of gravity as well the rocks' inertia").
 
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::{Matrix3, Vector3};
 use serde::Serialize;
 

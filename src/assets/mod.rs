@@ -24,7 +24,7 @@ pub mod rockfield;
 pub mod surface;
 pub mod wheel;
 
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

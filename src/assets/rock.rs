@@ -18,7 +18,7 @@
 use crate::pmath;
 use super::mass::{mass_properties, MassProperties};
 use super::AssetError;
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::Vector3;
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin, RidgedMulti};
 use rand::{Rng, SeedableRng};

@@ -29,7 +29,7 @@ use super::mass::MassProperties;
 use super::rock::{self, RockParams};
 use super::surface::{SurfaceParams, Terrain};
 use super::AssetError;
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::{Isometry3, Matrix3, UnitQuaternion, Vector3};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -11,8 +11,8 @@
 
 use crate::pmath;
 use super::AssetError;
-use crate::models::scm::mesh::TriMesh;
-use crate::models::terrain::HeightField;
+use crate::geometry::mesh::TriMesh;
+use crate::geometry::terrain::HeightField;
 use nalgebra::Vector3;
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin, RidgedMulti, Simplex};
 use rayon::prelude::*;
@@ -534,7 +534,7 @@ fn profile(points: &[[f64; 2]], s: f64) -> f64 {
 
 /// A sampled surface: the terrain model's height field (node (i, j) at
 /// (x0 + i cell, y0 + j cell), row-major), here with its outputs.
-pub use crate::models::terrain::HeightField as HeightGrid;
+pub use crate::geometry::terrain::HeightField as HeightGrid;
 
 impl HeightField {
     /// Lowest and highest height, m.

@@ -17,7 +17,7 @@
 
 use crate::pmath;
 use super::AssetError;
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::Vector3;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

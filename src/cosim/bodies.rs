@@ -3,8 +3,9 @@
 //! instantiation, never in the step loop.
 
 use super::layout::ShapeVrs;
-use crate::models::bbcc::shapes::Geometry;
-use crate::scenario::{resolve_asset, Shape};
+use crate::geometry::shape::Geometry;
+use crate::scenario::assets::resolve_asset;
+use crate::scenario::types::Shape;
 use nalgebra::{Isometry3, Quaternion, Translation3, UnitQuaternion, Vector3};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -242,8 +243,8 @@ pub fn scm_mesh(
     integers: &[i32],
     meshes: &Meshes,
     ds: f64,
-) -> Result<crate::models::scm::TriMesh, String> {
-    use crate::models::scm::mesh::{segments, TriMesh};
+) -> Result<crate::geometry::TriMesh, String> {
+    use crate::geometry::mesh::{segments, TriMesh};
     if let Shape::Generated { asset } = shape {
         // the full (non-convex) generated mesh: grousers, crowned treads, rough rocks
         return asset

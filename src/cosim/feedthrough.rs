@@ -447,7 +447,7 @@ mod tests {
     #[test]
     fn free_state_reads_its_own_initial_conditions_and_no_input() {
         let s = crate::scenario::parse_str(SCENE, "t.json").unwrap();
-        let (table, layout, models) = crate::cosim::layout::build(&s);
+        let (table, layout, models) = crate::registry::layout(&s);
         assert!(table.by_name("ball.f_ext[1]").is_none() && table.by_name("ball.t_ext[3]").is_none());
         let d = resolve(&table, &layout, &models);
         for k in 1..=3 {

@@ -1,9 +1,10 @@
 //! Builds the variable table of a scenario: the world's own variables (time step,
-//! gravity, terrain, bodies), then each registered model's (see [`super::registry`]).
+//! gravity, terrain, bodies), then each model's of the list it is handed (the crate's:
+//! [`crate::registry`]).
 
-use super::model::{Declare, Model};
+use super::model::{Declare, DeclareFn, Model};
 use super::variables::{Bounds, Variability, VariableTable};
-use crate::scenario::{Body, Motion, Scenario, Shape, SurfaceSpec};
+use crate::scenario::types::{Body, Motion, Scenario, Shape, SurfaceSpec};
 
 /// Value references of the terrain surface's parameters.
 #[derive(Debug, Clone)]
@@ -521,7 +522,7 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
             }),
         },
         Motion::Free { mass, inertia, position, orientation, velocity, angular_velocity, locked, joint, external_load } => {
-            let inertia = inertia.unwrap_or_else(|| geometry_start.as_ref().and_then(|g| crate::models::bbcc::shapes::default_inertia(g, *mass)).unwrap_or([1.0; 3]));
+            let inertia = inertia.unwrap_or_else(|| geometry_start.as_ref().and_then(|g| crate::geometry::shape::default_inertia(g, *mass)).unwrap_or([1.0; 3]));
             MotionVrs::Free {
                 locked: t.boolean_parameter(format!("{n}.locked"), Fixed, *locked, "the body cannot rotate"),
                 mass: t.real_parameter(format!("{n}.mass"), Fixed, "kg", *mass, Bounds::POSITIVE, "mass"),
@@ -591,8 +592,12 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
     }
 }
 
-/// The variable table, the world's layout and the models of `s`.
-pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
+/// The variable table, the world's layout and the models of `s`: each of `models`
+/// (declare functions, in call order) that the scenario uses.
+pub fn build(
+    s: &Scenario,
+    models: impl IntoIterator<Item = DeclareFn>,
+) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
     let mut t = VariableTable::default();
     let model_step = t.real_parameter(
         "world.model_step",
@@ -614,17 +619,17 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
     });
     let terrain = terrain(&mut t, s);
     let mut bodies: Vec<BodyVrs> = s.bodies.iter().map(|b| body(&mut t, b)).collect();
-    let mut models = vec![];
+    let mut built: Vec<Box<dyn Model>> = vec![];
     let mut model_vars = vec![];
-    for model in super::registry::MODELS {
+    for declare in models {
         let first = t.variables.len();
         let mut d = Declare {
             table: &mut t,
             bodies: &mut bodies,
             scenario: s,
         };
-        if let Some(m) = (model.declare)(&mut d) {
-            models.push(m);
+        if let Some(m) = declare(&mut d) {
+            built.push(m);
             model_vars.push(first..t.variables.len());
         }
     }
@@ -643,6 +648,6 @@ pub fn build(s: &Scenario) -> (VariableTable, Layout, Vec<Box<dyn Model>>) {
             bodies,
             model_vars,
         },
-        models,
+        built,
     )
 }

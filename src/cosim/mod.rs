@@ -7,7 +7,6 @@ pub mod capabilities;
 pub mod feedthrough;
 pub mod layout;
 pub mod model;
-pub mod registry;
 pub mod snapshot;
 pub mod units;
 pub mod variables;

@@ -2,17 +2,18 @@
 //!
 //! A model is a folder under `src/models/<model>/`: its physics (FMI-free) and one
 //! adapter that implements [`Model`]. The world keeps the variable table, the bodies,
-//! time and the sub-step loop, and calls its list of models (built by
-//! [`super::registry`]) without knowing any of them by name. `docs/design.md`, "Adding
+//! time and the sub-step loop, and calls the list of models it is handed (their
+//! [`DeclareFn`]s; the crate's list is [`crate::registry`]) without knowing any of
+//! them by name. `docs/design.md`, "Adding
 //! a model", walks through the files a new model touches.
 
 use super::layout::{BodyVrs, MotionVrs};
 use super::variables::{VarType, VariableTable};
 use super::world::{Values, WorldError};
-pub use crate::models::rigid_body::BodyMotion;
-use crate::models::rigid_body::RigidBodyState;
-use crate::models::terrain::Surface;
-use crate::scenario::Scenario;
+pub use crate::rigid_body::BodyMotion;
+use crate::rigid_body::RigidBodyState;
+use crate::geometry::terrain::Surface;
+use crate::scenario::types::Scenario;
 use nalgebra::{Isometry3, Quaternion, UnitQuaternion, Vector3};
 use std::any::Any;
 use std::fmt::Debug;
@@ -122,7 +123,7 @@ impl Frame<'_> {
     pub fn body_geometry(
         &self,
         b: usize,
-    ) -> Result<Option<crate::models::bbcc::shapes::Geometry>, String> {
+    ) -> Result<Option<crate::geometry::shape::Geometry>, String> {
         let body = &self.bodies[b];
         super::bodies::geometry(
             &body.spec,
@@ -403,12 +404,16 @@ mod serde_bytes_vec {
     }
 }
 
+/// Reads a model's scenario section; declares its variables and returns the model
+/// when the scenario uses it. The world is handed one per model, in call order.
+pub type DeclareFn = fn(&mut Declare) -> Option<Box<dyn Model>>;
+
 /// A model as the world drives it. Every method but [`Model::key`] has a default
 /// that does nothing, so a model implements what it needs.
 ///
-/// A model is created by its declare function (see [`super::registry`]), which
-/// reads its scenario section and adds its variables; the world then calls, in
-/// registry order:
+/// A model is created by its declare function ([`DeclareFn`], listed in
+/// [`crate::registry`]), which reads its scenario section and adds its variables; the
+/// world then calls, in the order of that list:
 /// - [`Model::load_assets`] once at fmi2Instantiate (files of the FMU's resources);
 /// - [`Model::build`] whenever initial states follow the parameters (instantiation,
 ///   initialization mode, fmi2ExitInitializationMode);

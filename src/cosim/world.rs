@@ -5,9 +5,9 @@
 use super::layout::{self, Layout, MotionVrs, TerrainVrs};
 use super::model::{BodyLoad, Frame, Model, ModelState};
 use super::variables::{Phase, VarType, Variable, VariableTable};
-use crate::models::rigid_body::{MassProperties, RigidBodyState};
-use crate::models::terrain::{ramps_profile, HeightField, Surface};
-use crate::scenario::Scenario;
+use crate::rigid_body::{MassProperties, RigidBodyState};
+use crate::geometry::terrain::{ramps_profile, HeightField, Surface};
+use crate::scenario::types::Scenario;
 use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -127,7 +127,7 @@ pub struct World {
     meshes: super::bodies::Meshes,
     /// The sampled procedural terrain surface, if the scenario has one (built once).
     field: Option<Arc<HeightField>>,
-    /// The models, in registry order.
+    /// The models, in the order of the list the world was handed.
     models: Vec<Box<dyn Model>>,
     /// The models' warnings of the last steps, for the FMU's log.
     warnings: Vec<String>,
@@ -183,18 +183,20 @@ macro_rules! frame {
 }
 
 impl World {
-    /// A world in the state after fmi2Instantiate: start values, time 0. Files the
-    /// scenario references (meshes, soil maps) are read from `asset_dir` (the FMU's
-    /// resources).
-    pub fn new(
+    /// A world of `models` (declare functions, in call order; `World::new` hands it
+    /// every model of [`crate::registry`]) in the state after fmi2Instantiate: start
+    /// values, time 0. Files the scenario references (meshes, soil maps) are read from
+    /// `asset_dir` (the FMU's resources).
+    pub fn with_models(
         scenario: &Scenario,
         asset_dir: Option<&std::path::Path>,
+        models: impl IntoIterator<Item = super::model::DeclareFn>,
     ) -> Result<World, WorldError> {
-        let (table, layout, mut models) = layout::build(scenario);
+        let (table, layout, mut models) = layout::build(scenario, models);
         let specs: Vec<_> = layout.bodies.iter().map(|b| b.spec.clone()).collect();
         let meshes = super::bodies::load_meshes(&specs, asset_dir).map_err(WorldError::Asset)?;
         let field = match &scenario.terrain.surface {
-            crate::scenario::SurfaceSpec::Generated(p) => {
+            crate::scenario::types::SurfaceSpec::Generated(p) => {
                 let dir = asset_dir.unwrap_or(std::path::Path::new("."));
                 let t = crate::assets::surface::Terrain::new(p, dir)
                     .map_err(|e| WorldError::Asset(format!("terrain.surface: {e}")))?;

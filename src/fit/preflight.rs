@@ -64,7 +64,7 @@ pub fn check(spec: &FitSpec, model: &Model, file: &str) -> Result<(), String> {
 }
 
 fn check_names(spec: &FitSpec, model: &Model, file: &str) -> Result<(), String> {
-    let (table, _, _) = crate::cosim::layout::build(&model.scenario);
+    let (table, _, _) = crate::registry::layout(&model.scenario);
     let ctx = |e: String| format!("{e} (model {file})");
     for (i, c) in spec.cases.iter().enumerate() {
         let p = format!("cases[{i}]");

@@ -9,10 +9,8 @@ pub mod pcm;
 pub mod quadrature;
 pub mod rheological;
 pub mod rig;
-pub mod rigid_body;
 pub mod scm;
 pub mod terra;
-pub mod terrain;
 pub mod wheel;
 
 pub use rig::single_wheel;

@@ -15,7 +15,6 @@ pub mod ssp;
 
 pub use platforms::{Platform, Runtimes};
 
-use crate::cosim::layout;
 use crate::scenario::{self, Scenario, ScenarioError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -103,7 +102,7 @@ pub struct FmuContents {
 
 /// Builds the contents of the FMU of `scenario`.
 pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
-    let (table, layout, models) = layout::build(scenario);
+    let (table, layout, models) = crate::registry::layout(scenario);
     let deps = crate::cosim::feedthrough::resolve(&table, &layout, &models);
     FmuContents {
         scenario: scenario.clone(),
@@ -117,7 +116,7 @@ pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
 /// 1e308 makes the default inertia infinite): `start="inf"` is not an xs:double.
 pub fn check_starts(scenario: &Scenario, file: &str) -> Result<(), PackageError> {
     use crate::cosim::variables::Start;
-    let (table, _, _) = layout::build(scenario);
+    let (table, _, _) = crate::registry::layout(scenario);
     for v in &table.variables {
         if let Some(Start::Real(x)) = v.start {
             if !x.is_finite() {

@@ -534,7 +534,7 @@ fn package_staged(
             ));
         }
         let fmu = super::package(path, staging, runtimes).map_err(|e| e.to_string())?;
-        let (table, _, _) = crate::cosim::layout::build(&s);
+        let (table, _, _) = crate::registry::layout(&s);
         let e = &s.default_experiment;
         let x = experiment.get_or_insert(Experiment {
             start_time: e.start_time,
@@ -639,7 +639,6 @@ fn package_staged(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cosim::layout;
     use crate::scenario::Scenario;
 
     fn scenario(motion: &str, contact: bool) -> Scenario {
@@ -664,7 +663,7 @@ mod tests {
     }
 
     fn component(s: &Scenario) -> Component {
-        let (table, _, _) = layout::build(s);
+        let (table, _, _) = crate::registry::layout(s);
         Component {
             name: s.model_identifier.clone(),
             source: format!("resources/{}.fmu", s.model_identifier),

@@ -14,19 +14,23 @@
 //! assert!(err.to_string().contains("bodies[0].shape.radius: must be > 0, got -0.1"));
 //! ```
 
-mod assets;
-mod error;
-mod types;
+// Below the models (the crate imports these modules, not this facade, from anything
+// the registry reaches): the types, the checker, errors and asset paths.
+pub mod assets;
+pub mod checker;
+pub mod error;
+pub mod types;
+// Above the models: validation with every model of the registry.
 mod validate;
 
 pub use assets::resolve_asset;
-pub use error::{FieldError, ScenarioError};
-pub use types::*;
-pub(crate) use validate::Checker;
-pub use validate::{
-    body_names, is_plain_name, shorten_quoted, shown, validate, MAX_COORDINATE, MAX_LENGTH, MAX_NAME_LEN,
+pub use checker::{
+    body_names, is_plain_name, shorten_quoted, shown, MAX_COORDINATE, MAX_LENGTH, MAX_NAME_LEN,
     RESERVED_NAMES,
 };
+pub use error::{FieldError, ScenarioError};
+pub use types::*;
+pub use validate::validate;
 
 use std::path::Path;
 
@@ -392,7 +396,7 @@ mod tests {
         );
         let s = parse_str(&text, "many.json").unwrap();
         let t0 = std::time::Instant::now();
-        let (table, _, _) = crate::cosim::layout::build(&s);
+        let (table, _, _) = crate::registry::layout(&s);
         let dt = t0.elapsed();
         assert!(table.by_name("b2999.r[3]").is_some());
         // generous for a debug build on a loaded 2-core machine

@@ -12,7 +12,7 @@ pub mod obj;
 mod ply;
 mod stl;
 
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::Vector3;
 use std::path::Path;
 

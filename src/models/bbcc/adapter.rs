@@ -14,8 +14,8 @@ use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::feedthrough::{Feedthrough, Group};
 use crate::cosim::variables::{Bounds, VarType, Variability, VariableTable};
 use crate::cosim::WorldError;
-use crate::models::terrain::Surface;
-use crate::scenario::{Material, Shape};
+use crate::geometry::terrain::Surface;
+use crate::scenario::types::{Material, Shape};
 use nalgebra::{Isometry3, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::shape::SharedShape;
@@ -382,7 +382,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     let parts: Vec<usize> = s
         .bodies
         .iter()
-        .map(|b| crate::models::bbcc::shapes::part_count(&b.shape))
+        .map(|b| crate::models::bbcc::parts::part_count(&b.shape))
         .collect();
     let mut slots = Vec::with_capacity(ground_pairs.len() + 1);
     let mut total = 0usize;
@@ -550,7 +550,7 @@ impl Bbcc {
                 .body_geometry(b)
                 .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?
                 .ok_or_else(|| WorldError::Asset(format!("body '{name}' has no BBCC shape")))?;
-            let shape = crate::models::bbcc::shapes::build(&geometry)
+            let shape = crate::geometry::shape::build(&geometry)
                 .map_err(|e| WorldError::Asset(format!("body '{name}': {e}")))?;
             let parts = crate::models::bbcc::pair::part_count(shape.as_ref());
             if parts != self.parts[b] {
@@ -559,7 +559,7 @@ impl Bbcc {
                     self.parts[b]
                 )));
             }
-            self.auto_length[b] = crate::models::bbcc::shapes::longest_edge(&shape);
+            self.auto_length[b] = crate::geometry::shape::longest_edge(&shape);
 
             self.shapes[b] = Some(shape);
         }

@@ -3,7 +3,8 @@
 //! - [`hunt_crossley`]: the normal force law, eq. (1)-(3).
 //! - [`friction`]: the regularized Coulomb law, eq. (4).
 //! - [`sphere_plane`]: a sphere on the analytic terrain surface.
-//! - [`shapes`]: the contact shapes as parry3d-f64 shapes.
+//! - the contact shapes as parry3d-f64 shapes: [`crate::geometry::shape`], shared
+//!   with the world; [`parts`]: how many convex parts BBCC makes of one.
 //! - [`pair`]: the wrench between two shapes (narrow phase: parry's GJK/EPA).
 //! - [`box_box`], [`convex_box`]: exact contacts with cuboids, before GJK/EPA.
 //! - [`contact_patch`]: where a flat-faced part's contact acts (the overlap's
@@ -20,8 +21,9 @@ pub mod friction;
 pub mod hunt_crossley;
 pub mod pair;
 pub mod pair_rule;
+pub mod parts;
+pub mod check;
 pub mod section;
-pub mod shapes;
 pub mod sphere_plane;
 
 use nalgebra::Vector3;

@@ -12,7 +12,7 @@ use parry3d_f64::query::Ray;
 use parry3d_f64::shape::Shape;
 
 /// A body as the contact sees it, world frame.
-pub type BodyPose = crate::models::rigid_body::BodyMotion;
+pub type BodyPose = crate::rigid_body::BodyMotion;
 
 impl BodyPose {
     /// Velocity of the body-fixed point at `p` (world), m/s.

@@ -8,7 +8,7 @@
 //! `partners(i) & members(j)` is not empty (symmetric: a pair [a, b] sets b in the
 //! partners of a's members and a in the partners of b's).
 
-use crate::scenario::Scenario;
+use crate::scenario::types::Scenario;
 use std::collections::HashMap;
 
 /// The body-pair rule of a scenario's `bbcc.pairs` (the terrain pairs apart).

@@ -2,7 +2,7 @@
 //! world frame. The ground near the contact is its tangent plane.
 
 use super::{friction, hunt_crossley, BodyKinematics, ContactMemory};
-use crate::models::terrain::SurfacePoint;
+use crate::geometry::terrain::SurfacePoint;
 use nalgebra::Vector3;
 
 /// Constants of one sphere-ground contact, already combined for the pair.
@@ -41,7 +41,7 @@ pub struct ContactWrench {
 
 /// Contact of a sphere of radius `radius` (m) centred at the body origin with the
 /// ground, given as the ground's closest point and normal to the centre (`ground`,
-/// see [`crate::models::terrain::Surface::disc_contact`]).
+/// see [`crate::geometry::terrain::Surface::disc_contact`]).
 ///
 /// `memory` carries the impact velocity of the running contact. With `advance` the
 /// memory is updated (a model step); without it the call only evaluates (an output
@@ -99,7 +99,7 @@ mod tests {
         m: &mut ContactMemory,
         advance: bool,
     ) -> ContactWrench {
-        let ground = crate::models::terrain::Surface::Plane {
+        let ground = crate::geometry::terrain::Surface::Plane {
             height: 0.0,
             angle: 0.0,
         }

@@ -7,6 +7,7 @@
 pub mod adapter;
 pub mod bjh;
 pub mod pure;
+pub mod check;
 pub mod section;
 mod soil;
 

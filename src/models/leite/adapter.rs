@@ -107,10 +107,10 @@ impl WheelSoil for Leite {
                 .ok_or_else(|| {
                     WorldError::Asset(format!("leite.rocks: body '{name}' has no convex shape"))
                 })?;
-            let shape = crate::models::bbcc::shapes::build(&geometry)
+            let shape = crate::geometry::shape::build(&geometry)
                 .map_err(|e| WorldError::Asset(format!("leite.rocks: body '{name}': {e}")))?;
             let rock = match &geometry {
-                crate::models::bbcc::shapes::Geometry::Hull { points } => {
+                crate::geometry::shape::Geometry::Hull { points } => {
                     HullSupport::new(points).map_or(Rock::Shape(shape), Rock::Hull)
                 }
                 _ => Rock::Shape(shape),

@@ -9,6 +9,7 @@ pub mod adapter;
 pub mod compliance;
 pub mod model;
 pub mod rock;
+pub mod check;
 pub mod section;
 pub mod shape;
 pub mod soft;

@@ -12,9 +12,9 @@ use crate::cosim::layout::ShapeVrs;
 use crate::cosim::model::{Declare, Frame, Model};
 use crate::cosim::variables::{Bounds, Variability, VariableTable};
 use crate::cosim::WorldError;
-use crate::models::bbcc::shapes::Geometry;
-use crate::models::scm::mesh::TriMesh;
-use crate::scenario::Shape;
+use crate::geometry::shape::Geometry;
+use crate::geometry::mesh::TriMesh;
+use crate::scenario::types::Shape;
 use nalgebra::Vector3;
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -459,7 +459,7 @@ impl Model for Pcm {
         self.files.clear();
         for m in &self.mesh_files {
             let read = |dir: &std::path::Path| {
-                let path = crate::scenario::resolve_asset(dir, &m.file)?;
+                let path = crate::scenario::assets::resolve_asset(dir, &m.file)?;
                 crate::assets::mesh_read::read_mesh(&path, m.scale)
             };
             let mesh = dir

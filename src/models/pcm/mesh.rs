@@ -4,7 +4,7 @@
 //! eq. (1) and (4)). Body frame, m. No adjacency: duplicate vertices, cracks and
 //! non-manifold edges are fine (section 3).
 
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::Vector3;
 
 /// A mesh with the per-triangle data PCM needs, body frame.

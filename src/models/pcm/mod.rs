@@ -18,6 +18,7 @@ pub mod law;
 pub mod mesh;
 pub mod pair;
 pub mod primitives;
+pub mod check;
 pub mod section;
 
 pub use section::PcmSettings;

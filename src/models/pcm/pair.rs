@@ -9,8 +9,8 @@ use super::bvh::{Aabb, Bvh};
 use super::detect::{ray_triangle, Elements, Status};
 use super::law::Law;
 use super::mesh::PcmMesh;
-use crate::models::rigid_body::BodyMotion;
-use crate::models::terrain::Surface;
+use crate::rigid_body::BodyMotion;
+use crate::geometry::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
 use std::sync::Arc;
 
@@ -820,7 +820,7 @@ mod tests {
     /// from the surface, every line tested), in 40 poses from clear above to 2 cm deep.
     #[test]
     fn the_terrain_node_cache_gives_the_direct_results_to_the_bit() {
-        use crate::models::terrain::HeightField;
+        use crate::geometry::terrain::HeightField;
         let (n, cell) = (64usize, 0.05);
         let heights: Vec<f64> = (0..n * n)
             .map(|k| {

@@ -4,7 +4,7 @@
 //! Fig. 8). All meshes have outward, counter-clockwise faces, body frame, m.
 
 use crate::pmath;
-use crate::models::scm::mesh::TriMesh;
+use crate::geometry::mesh::TriMesh;
 use nalgebra::Vector3;
 use std::f64::consts::PI;
 
@@ -135,7 +135,7 @@ pub fn cuboid(size: [f64; 3], edge: f64) -> TriMesh {
     m
 }
 
-/// A cylinder about the body y axis (as [`crate::scenario::Shape::Cylinder`]) with
+/// A cylinder about the body y axis (as [`crate::scenario::types::Shape::Cylinder`]) with
 /// `around` segments, the side cut into rings of at most `edge` (m) along the axis,
 /// the caps into fans.
 pub fn cylinder_y(radius: f64, height: f64, around: u32, edge: f64) -> TriMesh {

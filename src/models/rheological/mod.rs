@@ -5,6 +5,7 @@
 
 pub mod adapter;
 pub mod model;
+pub mod check;
 pub mod section;
 
 pub use model::{RheologicalModel, Stiction};

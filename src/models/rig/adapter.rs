@@ -11,12 +11,12 @@ use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::feedthrough::{Feedthrough, Group, VarRef};
 use crate::cosim::variables::{Bounds, Causality, VarType, Variability, VariableTable};
 use crate::cosim::WorldError;
-use crate::models::rigid_body::RigidBodyState;
+use crate::rigid_body::RigidBodyState;
 use crate::models::terra::adapter::{
     self as terra_adapter, wheel_soil_outputs, TerraVrs, WheelSoilVrs,
 };
 use crate::models::terra::{self, TerraState};
-use crate::scenario::{RigSoilModel, RigSpec, Shape};
+use crate::scenario::types::{RigSoilModel, RigSpec, Shape};
 use nalgebra::Vector3;
 use std::any::Any;
 use Variability::Fixed;
@@ -152,7 +152,7 @@ fn rig(t: &mut VariableTable, r: &RigSpec) -> RigVrs {
         soil: (r.soil_model == RigSoilModel::Terra).then(|| wheel_soil_outputs(t, "wheel")),
         wheel_body: None,
         scm: (r.soil_model == RigSoilModel::Scm).then(|| {
-            let g = r.grousers.clone().unwrap_or(crate::scenario::Grousers {
+            let g = r.grousers.clone().unwrap_or(crate::scenario::types::Grousers {
                 count: 0,
                 height: 0.0,
                 thickness: 0.01,

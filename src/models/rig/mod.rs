@@ -6,6 +6,7 @@
 //! implicit solvers of the paper's Modelica setting.
 
 pub mod adapter;
+pub mod check;
 pub mod section;
 pub mod single_wheel;
 

@@ -4,7 +4,7 @@
 use crate::pmath;
 use super::{RigDrive, RigState};
 use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use nalgebra::Vector3;
 
 /// Everything the rig reports after a step (world frame, rig plane x-z).

@@ -3,14 +3,15 @@
 //! per-body outputs; keeps the soil grid, the bodies' meshes and work buffers, and
 //! runs the soil update at its own rate.
 
-use super::{BodyMotion, SoilGrid, SoilParams, TriMesh, Workspace};
+use super::{BodyMotion, SoilGrid, SoilParams, Workspace};
+use crate::geometry::TriMesh;
 use crate::cosim::layout::MotionVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,
 };
 use crate::cosim::WorldError;
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use crate::parallel;
 use nalgebra::{Isometry3, Vector3};
 use serde::{Deserialize, Serialize};
@@ -120,7 +121,7 @@ fn scm_body_outputs(t: &mut VariableTable, n: &str, sinkage: &str) -> ScmBodyVrs
 
 /// `soil.class<c>.<name>` for each value soil class c of `scm.soil_map` sets, with the
 /// unit and bounds of `soil.<name>`.
-fn scm_classes(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Vec<SoilClassVrs> {
+fn scm_classes(t: &mut VariableTable, s: &crate::scenario::types::ScmSettings) -> Vec<SoilClassVrs> {
     let Some(map) = &s.soil_map else {
         return vec![];
     };
@@ -187,7 +188,7 @@ fn scm_classes(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Vec<S
     out
 }
 
-fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> ScmVrs {
+fn scm_constants(t: &mut VariableTable, s: &crate::scenario::types::ScmSettings) -> ScmVrs {
     let soil = &s.soil;
     let mut p = |name: &str,
                  unit: Option<&'static str>,
@@ -389,12 +390,12 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::ScmSettings) -> Scm
 /// Reads the soil class map of `scm.soil_map` (its file relative to `dir`) and checks
 /// that every class it uses is defined.
 fn read_soil_map(
-    m: &crate::scenario::ScmSoilMap,
+    m: &crate::scenario::types::ScmSoilMap,
     dir: Option<&std::path::Path>,
 ) -> Result<super::soil_map::SoilMap, WorldError> {
     let err = |e: String| WorldError::Asset(format!("scm.soil_map.file '{}': {e}", m.file));
     let dir = dir.ok_or_else(|| err("no folder to read it from".into()))?;
-    let path = crate::scenario::resolve_asset(dir, &m.file).map_err(err)?;
+    let path = crate::scenario::assets::resolve_asset(dir, &m.file).map_err(err)?;
     let (nx, ny, class) = crate::assets::surface::read_classes(&path, "scm.soil_map.file")
         .map_err(|e| err(e.to_string()))?;
     if let Some(&top) = class
@@ -449,7 +450,7 @@ pub struct Scm {
     /// SCM soil classes per node (`scm.soil_map`), attached to the soil grid.
     map: Option<Arc<super::soil_map::SoilMap>>,
     /// `scm.soil_map` as the scenario gives it (read at load_assets).
-    map_spec: Option<crate::scenario::ScmSoilMap>,
+    map_spec: Option<crate::scenario::types::ScmSoilMap>,
     /// Per body: its contact mesh (built at initialization), motion and work buffer.
     meshes: Vec<TriMesh>,
     motion: Vec<BodyMotion>,

@@ -15,12 +15,12 @@ use crate::pmath;
 use super::footprint::{area_and_contour, pressure_weights, Edt};
 use super::grid::SoilGrid;
 use super::rect::Rect;
-use super::mesh::TriMesh;
+use crate::geometry::TriMesh;
 use super::pressure::{bekker, node_pressure};
 use super::side_pressure::side_pressure;
 use super::soil_map::{NodeSoil, SoilMap};
 use super::{ceil_i32, floor_i32, SoilParams};
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
 
 /// Nodes of margin around a footprint window: room for the deposition ring and erosion
@@ -45,7 +45,7 @@ pub fn update_margin(b: f64, z: f64, ds: f64, tan_psi: f64) -> i32 {
     nodes.clamp(MARGIN, MAX_MARGIN)
 }
 
-pub use crate::models::rigid_body::BodyMotion;
+pub use crate::rigid_body::BodyMotion;
 
 /// What one SCM evaluation gives for a body (world frame).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -15,7 +15,7 @@ use super::rect::outside;
 use super::update_state::Runs;
 use super::pressure::{bekker, plastic_sinkage};
 use super::SoilParams;
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use nalgebra::Vector3;
 
 /// Below this speed of its origin (m/s) a body's radial field feeds its whole border.

@@ -4,7 +4,7 @@
 
 use super::grid::{SoilGrid, TILE};
 use super::rect::Rect;
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use std::io::Write;
 use std::path::Path;
 

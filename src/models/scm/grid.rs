@@ -9,7 +9,7 @@
 //! loading is `h + zp` (see [`super::pressure`]).
 
 use crate::pmath;
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;

@@ -2,7 +2,7 @@
 //! Buse 2023, section 4.2 (two update rates, parallel evaluation, surface export).
 //!
 //! - [`grid`]: the sparse soil height grid (DEM) over a base surface.
-//! - [`mesh`]: contact-object meshes (base meshes scaled to size, generated wheels).
+//! - contact-object meshes: [`crate::geometry::mesh`] (base meshes scaled to size).
 //! - [`contact`]: contact detection, footprint, pressure and forces, eq. (1)-(9).
 //! - [`footprint`]: A, L, b_eff and the pressure weighting, eq. (3)-(6).
 //! - [`pressure`]: the pressure-sinkage law with loading history, eq. (1), (7).
@@ -20,9 +20,9 @@ pub mod erosion;
 pub mod export;
 pub mod footprint;
 pub mod grid;
-pub mod mesh;
 pub mod pressure;
 pub mod rect;
+pub mod check;
 pub mod section;
 pub mod side_pressure;
 pub mod soil_map;
@@ -30,7 +30,6 @@ pub mod update_state;
 
 pub use contact::{evaluate, BodyMotion, ContactResult, Workspace};
 pub use grid::SoilGrid;
-pub use mesh::TriMesh;
 
 /// `x.floor() as i32` for |x| < 2^31 without a libm call (the baseline x86-64
 /// target has no rounding instruction; these run per face row in the hot loop).
@@ -130,7 +129,8 @@ impl SoilParams {
 mod tests {
     use crate::pmath;
     use super::*;
-    use crate::models::terrain::Surface;
+    use crate::geometry::TriMesh;
+    use crate::geometry::terrain::Surface;
     use nalgebra::{Isometry3, UnitQuaternion, Vector3};
 
     fn flat() -> Surface {
@@ -500,7 +500,7 @@ mod tests {
         let p = SoilParams::dlr_a();
         let base = flat();
         let mut grid = SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0);
-        let mesh = TriMesh::plate(0.15, 0.02, mesh::segments(0.15, ds));
+        let mesh = TriMesh::plate(0.15, 0.02, crate::geometry::segments(0.15, ds));
         let mut ws = Workspace::default();
         for s in 1..=40 {
             let z = -(s as f64) * 1e-3;
@@ -569,7 +569,7 @@ mod tests {
         let mut mapped = SoilGrid::new(ds, -1.0, 1.0, -0.5, 0.5);
         mapped.set_soil_map(Some(std::sync::Arc::new(map)));
         let mut alone = SoilGrid::new(ds, -1.0, 1.0, -0.5, 0.5);
-        let mesh = TriMesh::plate(0.15, 0.02, mesh::segments(0.15, ds));
+        let mesh = TriMesh::plate(0.15, 0.02, crate::geometry::segments(0.15, ds));
         let (mut left, mut right, mut reference) = (
             Workspace::default(),
             Workspace::default(),

@@ -46,7 +46,7 @@ use super::grid::{base_height, SoilGrid};
 use super::soil_map::NodeSoil;
 use super::{floor_i32, SoilParams};
 use crate::models::earth_pressure::passive_sqrt;
-use crate::models::terrain::Surface;
+use crate::geometry::terrain::Surface;
 use nalgebra::Vector3;
 
 /// The soil's force (N) and torque about `origin` (N m) on the faces `side` (indices
@@ -291,8 +291,9 @@ fn mid(a: [f64; 2], b: [f64; 2]) -> [f64; 2] {
 mod tests {
     use crate::pmath;
     use super::super::rect::Rect;
-    use super::super::{evaluate, BodyMotion, SoilGrid, SoilParams, TriMesh, Workspace};
-    use crate::models::terrain::Surface;
+    use super::super::{evaluate, BodyMotion, SoilGrid, SoilParams, Workspace};
+    use crate::geometry::TriMesh;
+    use crate::geometry::terrain::Surface;
     use nalgebra::{Isometry3, Vector3};
 
     const DEPTH: f64 = 0.04;

@@ -10,7 +10,7 @@ use crate::cosim::variables::{
 };
 use crate::cosim::WorldError;
 use crate::models::wheel::{contact, WheelGeometry};
-use crate::scenario::TerraSettings;
+use crate::scenario::types::TerraSettings;
 use std::any::Any;
 use Variability::Tunable;
 

@@ -17,6 +17,7 @@ pub mod adapter;
 pub mod normal;
 pub mod params;
 pub mod resistance;
+pub mod check;
 pub mod section;
 pub mod sinkage;
 pub mod traction;

@@ -3,8 +3,8 @@
 
 use crate::pmath;
 use super::WheelInput;
-use crate::models::rigid_body::BodyMotion;
-use crate::models::terrain::Surface;
+use crate::rigid_body::BodyMotion;
+use crate::geometry::terrain::Surface;
 use nalgebra::Vector3;
 
 /// Hub geometry of a wheel over the terrain.

@@ -6,7 +6,7 @@
 
 pub mod contact;
 pub mod element;
-pub(crate) mod section;
+pub(crate) mod check;
 
 pub use contact::{contact, WheelGeometry};
 

@@ -1,6 +1,7 @@
 //! Checks shared by the sections of wheel-soil force elements.
 
-use crate::scenario::{Checker, Motion, Scenario, Shape};
+use crate::scenario::checker::Checker;
+use crate::scenario::types::{Motion, Scenario, Shape};
 
 /// The bodies a wheel-soil model acts on, each with its field path (`model` names the
 /// model in messages): each one exists, has a `wheel` shape, is kinematic, and is

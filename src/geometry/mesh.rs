@@ -1,7 +1,7 @@
-//! Contact-object surfaces for SCM (Krenn 2009, section 3.1, Fig. 5): triangle meshes
-//! in the body frame. Base meshes for the primitive shapes are generated here, scaled
-//! to size (Buse 2023, section 4.2); convex meshes come from the hull of a file's
-//! vertices. Parts may overlap: SCM only needs the lowest surface point above each
+//! A body's surface as a triangle mesh in the body frame (SCM's contact objects,
+//! Krenn 2009, section 3.1, Fig. 5; PCM's meshes; the asset generators' output). Base
+//! meshes for the primitive shapes are generated here, scaled to size (Buse 2023,
+//! section 4.2); convex meshes come from the hull of a file's vertices. Parts may overlap: SCM only needs the lowest surface point above each
 //! soil node, which the union of overlapping closed parts gives correctly.
 
 use crate::pmath;
@@ -19,7 +19,7 @@ pub struct TriMesh {
 /// chords stray from the circle by at most ds / 20 (sagitta c^2 / (8 r) for a chord c),
 /// so the polygon's error stays far below the grid's; at least 48 (polygon area
 /// within 0.3 % of the circle's), at most 4096. Ray casting is exact for any face
-/// size (see [`super::contact`]), so faces need not be shorter than ds.
+/// size (see [`crate::models::scm::contact`]), so faces need not be shorter than ds.
 pub fn segments(radius: f64, ds: f64) -> usize {
     let chord = (8.0 * radius * ds.max(1e-6) / 20.0).sqrt();
     ((2.0 * PI * radius / chord).ceil() as usize).clamp(48, 4096)

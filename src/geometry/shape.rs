@@ -1,7 +1,9 @@
-//! BBCC contact shapes (Buse 2023, section 4.1) as parry3d-f64 shapes: cuboids,
-//! cylinders, spheres, a wheel as a cylinder with cuboid grousers, convex hulls of
-//! meshes, compounds of convex parts, and a terrain of unit-height cuboids following an
-//! elevation grid. Body frame: the body origin; cylinders and wheels turn about body y.
+//! A body's resolved geometry (Buse 2023, section 4.1) and its parry3d-f64 shape:
+//! cuboids, cylinders, spheres, a wheel as a cylinder with cuboid grousers, convex
+//! hulls of meshes, compounds of convex parts, and a terrain of unit-height cuboids
+//! following an elevation grid; its default inertia. Body frame: the body origin;
+//! cylinders and wheels turn about body y. BBCC and Leite collide these shapes, PCM
+//! meshes them, the world takes inertias from them.
 
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use parry3d_f64::shape::SharedShape;
@@ -138,23 +140,6 @@ pub fn build(g: &Geometry) -> Result<SharedShape, ShapeError> {
             SharedShape::compound(parts)
         }
     })
-}
-
-/// Convex parts BBCC makes of a scenario shape (what [`build`] gives): a compound's
-/// parts, a grid's cells, a grouser wheel's cylinder and grousers, 1 for the others.
-/// Each pair of parts that may touch keeps its own contact memory.
-pub fn part_count(shape: &crate::scenario::Shape) -> usize {
-    use crate::scenario::Shape;
-    match shape {
-        Shape::Compound { parts } => parts.len(),
-        Shape::CuboidGrid { heights, .. } => heights.iter().map(|r| r.len()).sum(),
-        Shape::GrouserWheel {
-            count,
-            grouser_height,
-            ..
-        } if *grouser_height > 0.0 => 1 + *count as usize,
-        _ => 1,
-    }
 }
 
 /// R_i of Buse 2023 section 4.1.1: the body's longest edge, here the longest edge of
