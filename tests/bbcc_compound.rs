@@ -269,7 +269,7 @@ fn the_parallel_narrow_phase_gives_the_same_bits_on_one_and_on_two_threads() {
 #[test]
 fn a_bbcc_state_names_only_contacts_the_pair_rule_allows_and_damaged_ones_are_refused() {
     use contact_fmu::cosim::model::{Model, ModelState};
-    use contact_fmu::models::bbcc::adapter::BbccState;
+    use contact_fmu::models::bbcc::scene::BbccState;
     // three spheres stacked in a self-paired collection, a fourth apart in no pair
     let mat = json!({"E": 1e7, "nu": 0.3, "zeta": 0.5, "mu": 0.5});
     let ball = |name: &str, group: Option<&str>, z: f64| {

@@ -21,8 +21,9 @@ pub mod friction;
 pub mod hunt_crossley;
 pub mod pair;
 pub mod pair_rule;
-pub mod parts;
 pub mod check;
+pub mod parts;
+pub mod scene;
 pub mod section;
 pub mod sphere_plane;
 

@@ -6,7 +6,7 @@ use crate::scenario::checker::{is_plain_name, Checker};
 use crate::scenario::types::{Scenario, Shape};
 
 /// Shapes PCM can mesh.
-pub(crate) fn meshable(shape: &Shape) -> bool {
+fn meshable(shape: &Shape) -> bool {
     !matches!(shape, Shape::CuboidGrid { .. })
 }
 
