@@ -9,6 +9,20 @@ use crate::pmath;
 use nalgebra::{Matrix3, UnitQuaternion, Vector3};
 use serde::{Deserialize, Serialize};
 
+/// What an implicit vertical integrator needs of a body's contacts with other bodies
+/// (not the terrain), summed over them.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ObstacleRates {
+    /// -dF_z/dz with the body's height, N/m: sum of k n_z^2 (k = dF_n/d(delta), n the
+    /// contact normal).
+    pub k_zz: f64,
+    /// -dF_z/dv_z, N s/m.
+    pub c_zz: f64,
+    /// dF_z/dt from everything but the body's vertical velocity (its horizontal motion
+    /// and the other body's motion), N/s: sum of k n_z d(delta)/dt at v_z = 0.
+    pub f_rate: f64,
+}
+
 /// Pose and velocities, world frame.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RigidBodyState {

@@ -341,6 +341,15 @@ fn the_import_graph_has_no_circle_inside_a_folder_and_the_open_one_does_not_grow
         let found = imports(from, to);
         assert!(found.is_empty(), "{from} imports {to}: {found:?}");
     }
+    // inside a model's folder, only its adapter sees the interface (`wheel/element.rs`
+    // is the adapter every wheel-soil model shares): the physics knows no FMI
+    for (m, d) in &g {
+        let adapter = m.ends_with("::adapter") || m == "models::wheel::element";
+        if m.starts_with("models::") && !adapter {
+            let seen: Vec<&String> = d.iter().filter(|x| x.starts_with("cosim")).collect();
+            assert!(seen.is_empty(), "{m} is not an adapter but imports {seen:?}");
+        }
+    }
     // and no module below the registry imports the scenario's facade (parse and
     // validate, which call the registry)
     for (m, d) in &g {

@@ -11,7 +11,7 @@ use super::layout::{BodyVrs, MotionVrs};
 use super::variables::{VarType, VariableTable};
 use super::world::{Values, WorldError};
 pub use crate::rigid_body::BodyMotion;
-use crate::rigid_body::RigidBodyState;
+use crate::rigid_body::{ObstacleRates, RigidBodyState};
 use crate::geometry::terrain::Surface;
 use crate::scenario::types::Scenario;
 use nalgebra::{Isometry3, Quaternion, UnitQuaternion, Vector3};
@@ -38,20 +38,6 @@ pub struct BodyLoad {
     /// The same for contacts with other bodies (Leite's rocks), whose surfaces do not
     /// follow the terrain's slope.
     pub obstacles: ObstacleRates,
-}
-
-/// What an implicit vertical integrator needs of a body's contacts with other bodies
-/// (not the terrain), summed over them.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ObstacleRates {
-    /// -dF_z/dz with the body's height, N/m: sum of k n_z^2 (k = dF_n/d(delta), n the
-    /// contact normal).
-    pub k_zz: f64,
-    /// -dF_z/dv_z, N s/m.
-    pub c_zz: f64,
-    /// dF_z/dt from everything but the body's vertical velocity (its horizontal motion
-    /// and the other body's motion), N/s: sum of k n_z d(delta)/dt at v_z = 0.
-    pub f_rate: f64,
 }
 
 /// The world as a model sees it during a call: the variable values, the bodies and

@@ -10,7 +10,7 @@ pub mod check;
 pub mod section;
 pub mod single_wheel;
 
-use crate::cosim::model::ObstacleRates;
+use crate::rigid_body::ObstacleRates;
 use serde::{Deserialize, Serialize};
 
 /// How the carriage moves along x.
