@@ -154,54 +154,65 @@ struct Vars {
     materials: Vec<Option<(usize, MaterialVrs)>>,
 }
 
-/// The world's frame as the scene reads it.
+/// The world's frame as the scene reads it (with its Real values at hand: the pair
+/// law reads a dozen per contact).
 struct Input<'a, 'f> {
     w: &'a Frame<'f>,
+    reals: &'a [f64],
     vars: &'a Vars,
 }
 
-fn material_of(w: &Frame, m: &MaterialVrs) -> ContactMaterial {
+#[inline]
+fn material_of(reals: &[f64], m: &MaterialVrs) -> ContactMaterial {
     ContactMaterial {
-        e: w.real(m.e),
-        nu: w.real(m.nu),
-        zeta: w.real(m.zeta),
-        mu: w.real(m.mu),
-        stiction: m.stiction.map(|(s, x)| (w.real(s), w.real(x))),
+        e: reals[m.e],
+        nu: reals[m.nu],
+        zeta: reals[m.zeta],
+        mu: reals[m.mu],
+        stiction: m.stiction.map(|(s, x)| (reals[s], reals[x])),
     }
 }
 
 impl SceneInput for Input<'_, '_> {
+    #[inline]
     fn time(&self) -> f64 {
         self.w.time
     }
+    #[inline]
     fn pose(&self, b: usize) -> BodyPose {
         self.w.pose_of(b)
     }
+    #[inline]
     fn surface(&self) -> &Surface {
         self.w.surface
     }
+    #[inline]
     fn constants(&self) -> Option<(f64, f64)> {
         let c = self.vars.constants.as_ref()?;
-        Some((self.w.real(c.v_d), self.w.real(c.impact_velocity_min)))
+        Some((self.reals[c.v_d], self.reals[c.impact_velocity_min]))
     }
+    #[inline]
     fn material(&self, b: Option<usize>) -> Option<ContactMaterial> {
         let m = match b {
             Some(i) => self.vars.materials[i].map(|(_, m)| m),
             None => self.vars.terrain_material,
         };
-        m.map(|m| material_of(self.w, &m))
+        m.map(|m| material_of(self.reals, &m))
     }
+    #[inline]
     fn contact_length(&self, b: usize) -> f64 {
         self.vars.materials[b]
-            .map(|(vr, _)| self.w.real(vr))
+            .map(|(vr, _)| self.reals[vr])
             .unwrap_or(0.0)
     }
+    #[inline]
     fn sphere_radius(&self, b: usize) -> Option<f64> {
         match self.w.bodies[b].shape {
             ShapeVrs::Sphere { radius } => Some(self.w.real(radius)),
             _ => None,
         }
     }
+    #[inline]
     fn free_mass(&self, b: usize) -> Option<FreeMass> {
         let MotionVrs::Free {
             mass,
@@ -390,6 +401,7 @@ impl Model for Bbcc {
         let model_step = w.real(w.model_step_vr);
         let input = Input {
             w,
+            reals: &w.values.reals,
             vars: &self.vars,
         };
         let wrench = self.scene.evaluate(&input, dt, model_step);
