@@ -181,6 +181,24 @@ pub struct Variable {
 }
 
 impl Variable {
+    /// `v` as this variable's start value (a JSON number for any type), or why it
+    /// cannot be one ("must be > 0, got -1", "an Integer: 0.5 is not one", ...).
+    pub fn start_from(&self, v: f64) -> Result<Start, String> {
+        match self.ty {
+            VarType::Real => match self.bounds.violation(v) {
+                Some(why) => Err(why),
+                None => Ok(Start::Real(v)),
+            },
+            VarType::Integer if v.fract() == 0.0 && v.abs() <= i32::MAX as f64 => {
+                Ok(Start::Integer(v as i32))
+            }
+            VarType::Integer => Err(format!("an Integer: {v} is not one")),
+            VarType::Boolean if v == 0.0 || v == 1.0 => Ok(Start::Boolean(v == 1.0)),
+            VarType::Boolean => Err(format!("a Boolean: give 0 or 1, not {v}")),
+            VarType::String => Err("a String: not settable here".into()),
+        }
+    }
+
     /// May an FMI setter write this variable in `phase`? (FMI 2.0 section 4.2.4:
     /// before/in initialization everything with a start value that is not constant;
     /// after it, inputs and tunable parameters.)
@@ -277,19 +295,10 @@ impl VariableTable {
                 var.causality.as_str()
             ));
         }
-        match var.ty {
-            VarType::Real => match var.bounds.violation(v) {
-                Some(why) => Err(format!("'{name}': {why}")),
-                None => Ok(Start::Real(v)),
-            },
-            VarType::Integer if v.fract() == 0.0 && v.abs() <= i32::MAX as f64 => {
-                Ok(Start::Integer(v as i32))
-            }
-            VarType::Integer => Err(format!("'{name}' is an Integer: {v} is not one")),
-            VarType::Boolean if v == 0.0 || v == 1.0 => Ok(Start::Boolean(v == 1.0)),
-            VarType::Boolean => Err(format!("'{name}' is a Boolean: give 0 or 1, not {v}")),
-            VarType::String => Err(format!("'{name}' is a String: not settable here")),
-        }
+        var.start_from(v).map_err(|why| match var.ty {
+            VarType::Real => format!("'{name}': {why}"),
+            _ => format!("'{name}' is {why}"),
+        })
     }
 
     /// Replaces the start value of the variable `name` (no-op for an unknown name).

@@ -41,21 +41,9 @@ fn settable(table: &VariableTable, p: &str, name: &str, value: f64) -> Result<()
             var.variability.as_str()
         ));
     }
-    let why = match var.ty {
-        VarType::Real => var.bounds.violation(value),
-        VarType::Integer if value.fract() != 0.0 || value.abs() > i32::MAX as f64 => {
-            Some(format!("an Integer: {value} is not one"))
-        }
-        VarType::Boolean if value != 0.0 && value != 1.0 => {
-            Some(format!("a Boolean: give 0 or 1, not {value}"))
-        }
-        VarType::String => Some("a String: not settable here".into()),
-        _ => None,
-    };
-    match why {
-        Some(why) => Err(format!("{p}: '{name}': {why}")),
-        None => Ok(()),
-    }
+    var.start_from(value)
+        .map(|_| ())
+        .map_err(|why| format!("{p}: '{name}': {why}"))
 }
 
 /// Checks `spec` against the model it fits ([`Model`], file shown as `file`).
