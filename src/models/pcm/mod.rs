@@ -3,6 +3,7 @@
 //! Compliant contact between arbitrary (non-convex, "unclean") triangle meshes with a
 //! contact patch instead of a point:
 //! - [`mesh`]: a mesh with the per-triangle data of section 2.1;
+//! - [`meshing`]: a body's mesh from its geometry, and the triangle budget;
 //! - [`primitives`]: the built-in shapes meshed at a chosen resolution, midpoint
 //!   subdivision (section 4.2);
 //! - [`bvh`]: the bounding-volume trees over penetration lines and triangles (section 3);
@@ -13,12 +14,13 @@
 
 pub mod adapter;
 pub mod bvh;
+pub mod check;
 pub mod detect;
 pub mod law;
 pub mod mesh;
+pub mod meshing;
 pub mod pair;
 pub mod primitives;
-pub mod check;
 pub mod section;
 
 pub use section::PcmSettings;
