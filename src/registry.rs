@@ -11,7 +11,9 @@
 //! soil evaluates it and steps it before the soil yields to it. It is also the order
 //! of the sections' errors.
 
-use crate::cosim::layout::{self, Layout};
+use crate::cosim::layout;
+
+use crate::cosim::references::Layout;
 use crate::cosim::model::{DeclareFn, Model};
 use crate::cosim::variables::VariableTable;
 use crate::cosim::{World, WorldError};

@@ -2,7 +2,7 @@
 //! geometry the BBCC model builds its parry shapes from. Mesh files are read here, at
 //! instantiation, never in the step loop.
 
-use super::layout::ShapeVrs;
+use super::references::ShapeVrs;
 use crate::geometry::shape::Geometry;
 use crate::scenario::assets::resolve_asset;
 use crate::scenario::types::Shape;

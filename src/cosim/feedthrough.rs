@@ -23,8 +23,7 @@
 //! every example FMU by perturbing each input (and parameters in initialization mode)
 //! and reading the outputs back without a step.
 
-use super::layout::{Layout, MotionVrs};
-use super::model::Model;
+use super::references::{Layout, MotionVrs};
 use super::variables::{Causality, VarType, VariableTable};
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -188,8 +187,14 @@ impl Knowns {
     }
 }
 
-/// Resolves the models' declarations and the world's own outputs.
-pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]) -> Dependencies {
+/// Resolves the models' declarations and the world's own outputs. `declare(k, f)` has
+/// the world's `k`-th model fill in `f` (its [`super::model::Model::feedthrough`]), for
+/// each model of `layout.model_vars`.
+pub fn resolve(
+    table: &VariableTable,
+    layout: &Layout,
+    mut declare: impl FnMut(usize, &mut Feedthrough),
+) -> Dependencies {
     let pos = |(ty, vr): VarRef| table.position(ty, vr);
     let is = |p: usize, c: Causality| table.variables[p].causality == c;
     let n = layout.bodies.len();
@@ -222,7 +227,7 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
 
     // Each model's declaration.
     let mut decls = vec![];
-    for (m, range) in models.iter().zip(&layout.model_vars) {
+    for (k, range) in layout.model_vars.iter().enumerate() {
         let mut f = Feedthrough {
             table,
             own: range.clone(),
@@ -230,7 +235,7 @@ pub fn resolve(table: &VariableTable, layout: &Layout, models: &[Box<dyn Model>]
             groups: vec![],
             drives: vec![],
         };
-        m.feedthrough(&mut f);
+        declare(k, &mut f);
         // Parameters of the model that belong to no body (its constants) are read
         // wherever the model computes anything (a superset: simpler than tracking each).
         let globals: BTreeSet<usize> = range
@@ -449,7 +454,7 @@ mod tests {
         let s = crate::scenario::parse_str(SCENE, "t.json").unwrap();
         let (table, layout, models) = crate::registry::layout(&s);
         assert!(table.by_name("ball.f_ext[1]").is_none() && table.by_name("ball.t_ext[3]").is_none());
-        let d = resolve(&table, &layout, &models);
+        let d = resolve(&table, &layout, |k, f| models[k].feedthrough(f));
         for k in 1..=3 {
             for (out, from) in [("r", "r0"), ("v", "v0"), ("w", "w0")] {
                 let o = at(&table, &format!("ball.{out}[{k}]"));

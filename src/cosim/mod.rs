@@ -4,12 +4,17 @@
 
 pub mod bodies;
 pub mod capabilities;
+pub mod errors;
 pub mod feedthrough;
 pub mod layout;
 pub mod model;
+pub mod references;
 pub mod snapshot;
 pub mod units;
+pub mod values;
 pub mod variables;
 mod world;
 
-pub use world::{Dynamic, Values, VarError, World, WorldError};
+pub use errors::{VarError, WorldError};
+pub use values::Values;
+pub use world::{Dynamic, World};

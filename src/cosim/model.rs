@@ -7,9 +7,10 @@
 //! them by name. `docs/design.md`, "Adding
 //! a model", walks through the files a new model touches.
 
-use super::layout::{BodyVrs, MotionVrs};
+use super::references::{BodyVrs, MotionVrs};
 use super::variables::{VarType, VariableTable};
-use super::world::{Values, WorldError};
+use super::errors::WorldError;
+use super::values::Values;
 pub use crate::rigid_body::BodyMotion;
 use crate::rigid_body::{ObstacleRates, RigidBodyState};
 use crate::geometry::terrain::Surface;

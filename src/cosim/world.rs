@@ -2,8 +2,12 @@
 //! sub-step loop, and the list of models (see [`super::model`]). It knows no model
 //! by name.
 
-use super::layout::{self, Layout, MotionVrs, TerrainVrs};
+use super::layout;
+
+use super::references::{Layout, MotionVrs, TerrainVrs};
+use super::errors::{VarError, WorldError};
 use super::model::{BodyLoad, Frame, Model, ModelState};
+use super::values::Values;
 use super::variables::{Phase, VarType, Variable, VariableTable};
 use crate::rigid_body::{MassProperties, RigidBodyState};
 use crate::geometry::terrain::{ramps_profile, HeightField, Surface};
@@ -11,15 +15,6 @@ use crate::scenario::types::Scenario;
 use nalgebra::Vector3;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
-
-/// Current values of all variables, indexed by value reference per type.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct Values {
-    pub reals: Vec<f64>,
-    pub integers: Vec<i32>,
-    pub booleans: Vec<bool>,
-    pub strings: Vec<String>,
-}
 
 /// Everything that changes while simulating: what an FMU state snapshot holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,56 +56,6 @@ struct Own {
     bodies: Vec<RigidBodyState>,
     outputs_dirty: bool,
     initializing: bool,
-}
-
-/// "it has 50 Real variables, value references 0 to 49" (or none).
-fn vr_range(count: usize, ty: &str) -> String {
-    match count {
-        0 => format!("it has no {ty} variables"),
-        1 => format!("it has 1 {ty} variable, value reference 0"),
-        n => format!("it has {n} {ty} variables, value references 0 to {}", n - 1),
-    }
-}
-
-/// A refused variable access. Messages name the variable.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum VarError {
-    #[error("value reference {vr} is not a {ty} variable of this FMU ({})", vr_range(*.count, .ty))]
-    UnknownVr {
-        vr: u32,
-        ty: &'static str,
-        count: usize,
-    },
-    #[error("variable '{name}' ({causality}, {variability}) cannot be set {when}")]
-    NotSettable {
-        name: String,
-        causality: &'static str,
-        variability: &'static str,
-        when: &'static str,
-    },
-    #[error("variable '{name}': {reason}; nothing was set")]
-    BadValue { name: String, reason: String },
-}
-
-/// A refused step or initialization.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum WorldError {
-    #[error("communication step size must be > 0 and finite, got {0}")]
-    BadStepSize(f64),
-    #[error("communication step {h} s needs {substeps} sub-steps of world.model_step = {model_step} s; too many (max 100000000)")]
-    TooManySubsteps {
-        h: f64,
-        model_step: f64,
-        substeps: f64,
-    },
-    #[error("the simulation became non-finite at t = {time} s: '{name}' = {value}")]
-    NonFinite { time: f64, name: String, value: f64 },
-    #[error("parameter '{name}': {reason}")]
-    BadParameter { name: String, reason: String },
-    #[error("{0}")]
-    Asset(String),
-    #[error("soil export: {0}")]
-    Export(String),
 }
 
 /// One simulated scenario: variables, bodies, models, stepping.

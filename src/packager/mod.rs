@@ -103,7 +103,8 @@ pub struct FmuContents {
 /// Builds the contents of the FMU of `scenario`.
 pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
     let (table, layout, models) = crate::registry::layout(scenario);
-    let deps = crate::cosim::feedthrough::resolve(&table, &layout, &models);
+    let deps =
+        crate::cosim::feedthrough::resolve(&table, &layout, |k, f| models[k].feedthrough(f));
     FmuContents {
         scenario: scenario.clone(),
         model_description: model_description::write(scenario, &table, &deps, generated_at),

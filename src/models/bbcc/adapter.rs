@@ -7,7 +7,7 @@ use super::pair::BodyPose;
 use super::pair_rule::PairRule;
 use super::scene::{BbccState, ContactMaterial, FreeMass, Scene, SceneInput};
 use crate::cosim::feedthrough::{Feedthrough, Group};
-use crate::cosim::layout::{MotionVrs, ShapeVrs};
+use crate::cosim::references::{MotionVrs, ShapeVrs};
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{Bounds, VarType, Variability, VariableTable};
 use crate::cosim::WorldError;

@@ -9,7 +9,7 @@ use super::pair::{MeshPair, PairWrench, TerrainGrid, TerrainPair};
 use super::meshing::{geometry_mesh, geometry_triangles, triangle_budget};
 use super::primitives;
 use super::section::PcmSettings;
-use crate::cosim::layout::ShapeVrs;
+use crate::cosim::references::ShapeVrs;
 use crate::cosim::model::{Declare, Frame, Model};
 use crate::cosim::variables::{Bounds, Variability, VariableTable};
 use crate::cosim::WorldError;

@@ -6,7 +6,7 @@
 
 use super::single_wheel::{self, RigReport};
 use super::{RigDrive, RigMode, RigState};
-use crate::cosim::layout::{BodyVrs, MotionVrs, ShapeVrs};
+use crate::cosim::references::{BodyVrs, MotionVrs, ShapeVrs};
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::feedthrough::{Feedthrough, Group, VarRef};
 use crate::cosim::variables::{Bounds, Causality, VarType, Variability, VariableTable};

@@ -5,7 +5,7 @@
 
 use super::{BodyMotion, SoilGrid, SoilParams, Workspace};
 use crate::geometry::TriMesh;
-use crate::cosim::layout::MotionVrs;
+use crate::cosim::references::MotionVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,

@@ -3,7 +3,7 @@
 //! outputs ([`TerraVrs::find`], [`wheel_soil_outputs`], [`write_wheel_soil`]).
 
 use super::{TerraInput, TerraModel, TerraOutput, TerraParams, TerraSoil, TerraState};
-use crate::cosim::layout::ShapeVrs;
+use crate::cosim::references::ShapeVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,

@@ -4,7 +4,7 @@
 //! model itself only maps a [`WheelInput`] to [`WheelForces`] ([`WheelSoil`]).
 
 use super::{contact, slip, WheelForces, WheelInput};
-use crate::cosim::layout::ShapeVrs;
+use crate::cosim::references::ShapeVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::WorldError;
 use serde::de::DeserializeOwned;
