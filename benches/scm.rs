@@ -145,7 +145,7 @@ fn field(c: &mut Criterion) {
     let w = World::new(&s, path.parent()).unwrap();
     let d = w.snapshot();
     let soil = d
-        .model::<contact_fmu::models::scm::adapter::SoilState>()
+        .model::<contact_fmu::models::scm::scene::SoilState>()
         .unwrap();
     eprintln!(
         "1 km x 1 km at 1 cm: {} nodes, {} tiles stored, {} bytes of soil, snapshot {} bytes",

@@ -12,7 +12,7 @@ mod common;
 use common::{root, world_get as get, world_set as set};
 use contact_fmu::cosim::variables::Phase;
 use contact_fmu::cosim::World;
-use contact_fmu::models::scm::adapter::SoilState;
+use contact_fmu::models::scm::scene::SoilState;
 use contact_fmu::scenario;
 use std::time::Instant;
 

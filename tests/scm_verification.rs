@@ -8,7 +8,8 @@ mod common;
 use common::{world_get as get, world_set as set};
 use contact_fmu::cosim::variables::Phase;
 use contact_fmu::cosim::World;
-use contact_fmu::models::scm::adapter::{Scm, SoilState};
+use contact_fmu::models::scm::adapter::Scm;
+use contact_fmu::models::scm::scene::SoilState;
 use contact_fmu::scenario;
 use fmi::fmi2::instance::{CoSimulation, Common};
 

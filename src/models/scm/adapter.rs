@@ -1,37 +1,20 @@
 //! SCM's adapter: the soil and its bodies as the world calls them (see
 //! [`crate::cosim::model`]). Declares the soil's parameters, its soil classes and the
-//! per-body outputs; keeps the soil grid, the bodies' meshes and work buffers, and
-//! runs the soil update at its own rate.
+//! per-body outputs; reads them and the bodies' poses into SCM's [`Scene`] (the soil,
+//! the bodies' meshes and work buffers, the soil update at its own rate) and its
+//! contacts back into the bodies' loads and the outputs.
 
-use super::{BodyMotion, SoilGrid, SoilParams, Workspace};
-use crate::geometry::TriMesh;
+use super::scene::{BodyRole, Scene, SoilState};
+use super::soil_map::{ClassParams, SoilMap};
+use super::{SoilGrid, SoilParams};
 use crate::cosim::references::MotionVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,
 };
 use crate::cosim::WorldError;
-use crate::geometry::terrain::Surface;
-use crate::parallel;
-use nalgebra::{Isometry3, Vector3};
-use serde::{Deserialize, Serialize};
 use std::any::Any;
-use std::sync::Arc;
 use Variability::{Fixed, Tunable};
-
-/// The SCM soil and its clocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SoilState {
-    pub grid: SoilGrid,
-    /// Time since the last soil update, s.
-    pub since_update: f64,
-    /// Time of the next periodic export, s.
-    pub next_export: f64,
-    /// Per SCM body (then the rig's wheel): its motion at the end of the last
-    /// sub-step, the "last known object position" the soil yields to in the next
-    /// update (Buse 2023, section 4.2). Empty before the first sub-step.
-    pub held: Vec<BodyMotion>,
-}
 
 /// Outputs of a body with SCM contact.
 #[derive(Debug, Clone, Copy)]
@@ -392,7 +375,7 @@ fn scm_constants(t: &mut VariableTable, s: &crate::scenario::types::ScmSettings)
 fn read_soil_map(
     m: &crate::scenario::types::ScmSoilMap,
     dir: Option<&std::path::Path>,
-) -> Result<super::soil_map::SoilMap, WorldError> {
+) -> Result<SoilMap, WorldError> {
     let err = |e: String| WorldError::Asset(format!("scm.soil_map.file '{}': {e}", m.file));
     let dir = dir.ok_or_else(|| err("no folder to read it from".into()))?;
     let path = crate::scenario::assets::resolve_asset(dir, &m.file).map_err(err)?;
@@ -409,7 +392,7 @@ fn read_soil_map(
             m.classes.len()
         )));
     }
-    Ok(super::soil_map::SoilMap {
+    Ok(SoilMap {
         origin: m.origin,
         cell: m.cell,
         nx,
@@ -418,7 +401,7 @@ fn read_soil_map(
         classes: m
             .classes
             .iter()
-            .map(|c| super::soil_map::ClassParams {
+            .map(|c| ClassParams {
                 n: c.n,
                 k_c: c.kc,
                 k_phi: c.kphi,
@@ -438,41 +421,16 @@ struct ScmBody {
     outputs: ScmBodyVrs,
 }
 
-/// The SCM soil and the bodies on it.
+/// The SCM soil and the bodies on it, in the world.
 pub struct Scm {
     vrs: ScmVrs,
     classes: Vec<SoilClassVrs>,
     /// The scenario's SCM bodies, then the bodies a model added for SCM (the rig's
-    /// wheel).
+    /// wheel): the scene's bodies, in its order.
     bodies: Vec<ScmBody>,
-    /// The soil and its clocks (None before the first build).
-    soil: Option<SoilState>,
-    /// SCM soil classes per node (`scm.soil_map`), attached to the soil grid.
-    map: Option<Arc<super::soil_map::SoilMap>>,
+    scene: Scene,
     /// `scm.soil_map` as the scenario gives it (read at load_assets).
     map_spec: Option<crate::scenario::types::ScmSoilMap>,
-    /// Per body: its contact mesh (built at initialization), motion and work buffer.
-    meshes: Vec<TriMesh>,
-    motion: Vec<BodyMotion>,
-    ws: Vec<Workspace>,
-    /// Per body: moved by its contact forces (a free body, a driven body), so that a
-    /// sub-step needs its forces; kinematic and fixed bodies only need theirs for the
-    /// outputs.
-    dynamic: Vec<bool>,
-    /// Per body: the motion, parameters and soil epoch its work buffer's evaluation
-    /// was made at (None: it holds none, e.g. after a soil update).
-    tag: Vec<Option<(BodyMotion, SoilParams, u64)>>,
-    /// Bumped whenever the soil or the surface changes (update, restore, rebuild).
-    epoch: u64,
-    /// A driven body is scan-converted at its next pose during the soil update (see
-    /// [`super::contact::scan_ahead`]); off only to test that it changes nothing.
-    scan_ahead: bool,
-    /// Scratch: the motion to evaluate each body at, and whether to.
-    at: Vec<BodyMotion>,
-    /// Scratch: each body's motion at the start of the current sub-step (where its
-    /// forces were taken).
-    start: Vec<BodyMotion>,
-    pick: Vec<bool>,
 }
 
 /// Declares SCM when the scenario has an `scm` section.
@@ -494,32 +452,22 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     }
     let vrs = scm_constants(d.table, s);
     let classes = scm_classes(d.table, s);
-    let dynamic = bodies
+    let roles = bodies
         .iter()
         .map(|b| {
-            matches!(
-                d.bodies[b.index].motion,
-                MotionVrs::Free { .. } | MotionVrs::Driven
-            )
+            let motion = &d.bodies[b.index].motion;
+            BodyRole {
+                dynamic: matches!(motion, MotionVrs::Free { .. } | MotionVrs::Driven),
+                driven: matches!(motion, MotionVrs::Driven),
+            }
         })
         .collect();
     Some(Box::new(Scm {
         vrs,
         classes,
         bodies,
-        soil: None,
-        map: None,
+        scene: Scene::new(roles),
         map_spec: s.soil_map.clone(),
-        meshes: vec![],
-        motion: vec![],
-        ws: vec![],
-        dynamic,
-        tag: vec![],
-        epoch: 0,
-        scan_ahead: true,
-        at: vec![],
-        start: vec![],
-        pick: vec![],
     }))
 }
 
@@ -564,15 +512,7 @@ impl Scm {
                 reason: format!("{ds} m gives more than 1e9 nodes along a side of the field"),
             });
         }
-        let mut grid = SoilGrid::new(ds, e[0], e[1], e[2], e[3]);
-        grid.set_soil_map(self.map.clone());
-        self.soil = Some(SoilState {
-            grid,
-            since_update: 0.0,
-            next_export: w.time + w.real(sv.export_interval),
-            held: vec![],
-        });
-        self.meshes.clear();
+        let mut meshes = Vec::with_capacity(self.bodies.len());
         for sb in &self.bodies {
             let body = &w.bodies[sb.index];
             let mesh = crate::cosim::bodies::scm_mesh(
@@ -584,52 +524,29 @@ impl Scm {
                 ds,
             )
             .map_err(|e| WorldError::Asset(format!("SCM body '{}': {e}", body.name)))?;
-            self.meshes.push(mesh);
+            meshes.push(mesh);
         }
-        let n = self.meshes.len();
-        self.motion = vec![
-            BodyMotion {
-                iso: Isometry3::identity(),
-                v: Vector3::zeros(),
-                w: Vector3::zeros(),
-            };
-            n
-        ];
-        self.ws.resize_with(n, Default::default);
-        self.tag = vec![None; n];
-        self.epoch += 1;
-        self.at = self.motion.clone();
-        self.start = self.motion.clone();
-        self.pick = vec![false; n];
+        let grid = SoilGrid::new(ds, e[0], e[1], e[2], e[3]);
+        self.scene
+            .build(grid, w.time + w.real(sv.export_interval), meshes);
         Ok(())
     }
 
     /// SCM: contact forces of the SCM bodies (and the rig's wheel) at the current
-    /// state, in parallel over the bodies; each body's result lands in its own work
-    /// buffer, so the outcome does not depend on the thread count.
-    ///
-    /// In a sub-step (`advance`) only the bodies its forces move are needed; for the
-    /// outputs all are. A body whose last evaluation was of this very state (motion,
-    /// parameters, soil) keeps it.
+    /// state, added to their loads; in a sub-step (`advance`) only of the bodies
+    /// they move.
     fn contacts(&mut self, w: &mut Frame, advance: bool) {
         let p = self.params(w);
         self.sync_classes(w);
-        self.current_motions(w);
-        if advance {
-            // where the sub-step finds the bodies (the soil update's free bodies)
-            self.start.copy_from_slice(&self.motion);
-        }
-        for m in 0..self.ws.len() {
-            let needed = !advance || self.dynamic[m];
-            self.at[m] = self.motion[m];
-            self.pick[m] = needed && self.tag[m] != Some((self.motion[m], p, self.epoch));
-        }
-        self.evaluate_picked(&p, w.surface);
+        let bodies = &self.bodies;
+        let frame = &*w;
+        self.scene
+            .contacts(&p, w.surface, advance, |m| frame.pose_of(bodies[m].index));
         for (m, body) in self.bodies.iter().enumerate() {
-            if advance && !self.dynamic[m] {
+            if !self.scene.needed(m, advance) {
                 continue;
             }
-            let r = self.ws[m].result;
+            let r = self.scene.result(m);
             let acc = &mut w.loads[body.index];
             acc.force += r.force;
             acc.torque += r.torque;
@@ -642,17 +559,16 @@ impl Scm {
 
     /// Makes the soil classes the soil uses those of the `soil.class<c>.*` parameters
     /// now: when one changed (set between steps, or by a restored state), a new class
-    /// table goes to the soil, and the epoch moves on so that no evaluation of the old
-    /// classes is reused. Compares only, unless something changed.
+    /// table goes to the scene. Compares only, unless something changed.
     fn sync_classes(&mut self, w: &Frame) {
-        let Some(map) = &self.map else {
+        let Some(in_use) = self.scene.classes() else {
             return;
         };
         let reals = &w.values.reals;
         // class c as its parameters set it now (the values it leaves out stay None)
-        let now = |v: &SoilClassVrs, c: &super::soil_map::ClassParams| {
+        let now = |v: &SoilClassVrs, c: &ClassParams| {
             let at = |vr: Option<usize>, old: Option<f64>| vr.map(|v| reals[v]).or(old);
-            super::soil_map::ClassParams {
+            ClassParams {
                 n: at(v.n, c.n),
                 k_c: at(v.kc, c.k_c),
                 k_phi: at(v.kphi, c.k_phi),
@@ -661,179 +577,43 @@ impl Scm {
                 repose: at(v.repose, c.repose),
             }
         };
-        let classes = self.classes.iter().zip(&map.classes);
+        let classes = self.classes.iter().zip(in_use);
         if classes.clone().all(|(v, c)| now(v, c) == *c) {
             return;
         }
         let classes = classes.map(|(v, c)| now(v, c)).collect();
-        let map = Arc::new(super::soil_map::SoilMap {
-            classes,
-            ..(**map).clone()
-        });
-        self.map = Some(Arc::clone(&map));
-        if let Some(soil) = self.soil.as_mut() {
-            soil.grid.set_soil_map(Some(map));
-        }
-        self.epoch += 1;
+        self.scene.set_classes(classes);
     }
 
-    /// The current motion of every SCM body into `motion`.
-    fn current_motions(&mut self, w: &Frame) {
-        for (m, body) in self.bodies.iter().enumerate() {
-            self.motion[m] = w.pose_of(body.index);
-        }
-    }
-
-    /// Evaluates each SCM body `m` with `pick[m]` at the motion `at[m]` (in
-    /// parallel) and tags its evaluation.
-    fn evaluate_picked(&mut self, p: &SoilParams, base: &Surface) {
-        let p = *p;
-        let Some(soil) = &self.soil else {
-            return;
-        };
-        if !self.pick.iter().any(|&x| x) {
-            return;
-        }
-        let grid = &soil.grid;
-        let (meshes, motions, pick) = (&self.meshes, &self.at, &self.pick);
-        parallel::for_each_mut(&mut self.ws, |m, ws| {
-            if pick[m] {
-                super::evaluate(&p, grid, base, &meshes[m], &motions[m], ws);
-            }
-        });
-        for m in 0..self.ws.len() {
-            if self.pick[m] {
-                self.tag[m] = Some((self.at[m], p, self.epoch));
-            }
-        }
-    }
-
-    /// Records every SCM body's current motion as the one the next soil update
-    /// yields to (`SoilState::held`), at the end of each sub-step. (Before the first
-    /// sub-step nothing is held: the first update yields to the motion of its time,
-    /// whatever the inputs were set to after initialization.)
-    fn hold_motions(&mut self, w: &Frame) {
-        if self.soil.is_none() || self.ws.is_empty() {
-            return;
-        }
-        self.current_motions(w);
-        let Some(soil) = self.soil.as_mut() else {
-            return;
-        };
-        soil.held.clear();
-        soil.held.extend_from_slice(&self.motion);
-    }
-
-    /// SCM soil update (the second clock): after `dt` of model time, when the update
-    /// interval has passed, the soil yields to the bodies' last evaluated positions.
+    /// SCM soil update (the second clock), after `dt` of model time.
     fn soil_update(&mut self, w: &Frame, dt: f64) {
         let p = self.params(w);
         self.sync_classes(w);
         let interval = w.real(self.vrs.update_interval);
         let deform = w.boolean(self.vrs.deformation);
-        let Some(soil) = self.soil.as_mut() else {
-            return;
-        };
-        soil.since_update += dt;
-        if soil.since_update < interval * (1.0 - 1e-9) {
-            return;
-        }
-        let elapsed = soil.since_update;
-        soil.since_update = 0.0;
-        // the soil yields to each kinematic or fixed body's motion at the end of the
-        // last sub-step (its last known position; with no sub-step yet, the one at
-        // the start of this sub-step), and to a free body's (or the rig wheel's)
-        // motion at the start of this sub-step, where its forces were evaluated (the
-        // same unless a state was restored): evaluate there unless that is what the
-        // work buffer holds (as after the evaluation for the outputs, or for a free
-        // body's forces)
-        let held = (soil.held.len() == self.ws.len()).then_some(&soil.held);
-        for m in 0..self.ws.len() {
-            // a free body or the rig's wheel: where the sub-step found it
-            self.at[m] = match held {
-                Some(held) if !self.dynamic[m] => held[m],
-                _ => self.start[m],
-            };
-            self.pick[m] = self.tag[m] != Some((self.at[m], p, self.epoch));
-        }
-        self.evaluate_picked(&p, w.surface);
-        // the update changes the work buffers and the soil
-        self.tag.iter_mut().for_each(|t| *t = None);
-        self.epoch += 1;
-        let Some(soil) = self.soil.as_mut() else {
-            return;
-        };
-        // bodies whose windows do not overlap prepare their updates in parallel and
-        // commit in body order: the same soil as updating them one after the other
-        // (each reads only its own window, which no other body's commit writes)
-        let n = self.ws.len();
-        let disjoint = (0..n).all(|a| {
-            (a + 1..n).all(|b| {
-                self.ws[a]
-                    .update_rect
-                    .intersect(&self.ws[b].update_rect)
-                    .is_empty()
-            })
+        let bodies = &self.bodies;
+        self.scene.update(&p, w.surface, dt, interval, deform, |m| {
+            w.pose_of(bodies[m].index).iso
         });
-        if n > 1 && disjoint {
-            // each body's commit as soon as it and the bodies before it are prepared,
-            // while the others still work
-            let (base, ds) = (w.surface, soil.grid.ds);
-            parallel::for_each_ordered_commit(
-                &mut self.ws,
-                &mut soil.grid,
-                |_, ws, grid| ws.pending = super::deform::load(grid, base, ws),
-                |_, ws| {
-                    ws.pending = ws.pending && super::deform::settle(&p, ds, ws, elapsed, deform);
-                },
-                |_, ws, grid| {
-                    if ws.pending {
-                        super::deform::commit(grid, base, ws);
-                    }
-                },
-            );
-        } else {
-            // a driven body (the rig's wheel): its next pose is known (its driver
-            // stepped before this update), so its next evaluation's scan conversion
-            // runs beside the update
-            let (ds, extent) = (soil.grid.ds, soil.grid.extent);
-            for (m, ws) in self.ws.iter_mut().enumerate() {
-                let (grid, base) = (&mut soil.grid, w.surface);
-                let body = self.bodies[m].index;
-                match w.bodies[body].motion {
-                    MotionVrs::Driven if self.scan_ahead => {
-                        let iso = w.pose_of(body).iso;
-                        let mut ahead = ws.ahead.take().unwrap_or_default();
-                        let (mesh, z_top) = (&self.meshes[m], ws.z_top);
-                        let beside = || {
-                            super::contact::scan_ahead(mesh, &iso, ds, &extent, z_top, &mut ahead)
-                        };
-                        super::deform::update_beside(&p, grid, base, ws, elapsed, deform, beside);
-                        ws.ahead = Some(ahead);
-                    }
-                    _ => super::deform::update(&p, grid, base, ws, elapsed, deform),
-                }
-            }
-        }
     }
 
     /// Switches the scan conversion ahead of a driven body's evaluations (on by
     /// default) on or off: results are the same either way (for tests).
     #[doc(hidden)]
     pub fn set_scan_ahead(&mut self, on: bool) {
-        self.scan_ahead = on;
+        self.scene.set_scan_ahead(on);
     }
 
     /// Evaluations of the SCM bodies that took a scan conversion made ahead (for
     /// tests).
     #[doc(hidden)]
     pub fn scans_taken_ahead(&self) -> u64 {
-        self.ws.iter().map(|ws| ws.ahead_taken).sum()
+        self.scene.scans_taken_ahead()
     }
 
     /// Writes the soil surface (PNG height image, PLY mesh) to `soil.export_dir`, if set.
     fn export_soil(&self, w: &Frame) -> Result<Option<String>, WorldError> {
-        let Some(soil) = &self.soil else {
+        let Some(soil) = self.scene.soil() else {
             return Ok(None);
         };
         let dir = &w.values.strings[self.vrs.export_dir];
@@ -854,7 +634,7 @@ impl Model for Scm {
 
     fn load_assets(&mut self, dir: Option<&std::path::Path>) -> Result<(), WorldError> {
         if let Some(m) = &self.map_spec {
-            self.map = Some(Arc::new(read_soil_map(m, dir)?));
+            self.scene.set_map(read_soil_map(m, dir)?);
         }
         Ok(())
     }
@@ -872,12 +652,12 @@ impl Model for Scm {
     }
 
     fn end_substep(&mut self, w: &mut Frame) {
-        self.hold_motions(w);
+        let bodies = &self.bodies;
+        self.scene.hold_motions(|m| w.pose_of(bodies[m].index));
     }
 
     fn write_outputs(&self, w: &mut Frame) {
-        for (body, ws) in self.bodies.iter().zip(&self.ws) {
-            let res = ws.result;
+        for (body, res) in self.bodies.iter().zip(self.scene.results()) {
             let (s, vals) = (&body.outputs, &mut *w.values);
             if let Some(sinkage) = s.sinkage {
                 vals.reals[sinkage] = res.sinkage;
@@ -886,24 +666,16 @@ impl Model for Scm {
             vals.reals[s.b_eff] = res.b_eff;
             vals.integers[s.contact_nodes] = res.contact_nodes as i32;
         }
-        if let Some(soil) = &self.soil {
+        if let Some(soil) = self.scene.soil() {
             w.values.reals[self.vrs.volume] = soil.grid.volume();
         }
     }
 
     fn after_step(&mut self, w: &mut Frame) -> Result<(), WorldError> {
         let interval = w.real(self.vrs.export_interval);
-        let due = self
-            .soil
-            .as_ref()
-            .is_some_and(|s| w.time >= s.next_export * (1.0 - 1e-12));
-        if interval > 0.0 && due {
+        if interval > 0.0 && self.scene.export_due(w.time) {
             self.export_soil(w)?;
-            if let Some(s) = self.soil.as_mut() {
-                while s.next_export <= w.time * (1.0 + 1e-12) {
-                    s.next_export += interval;
-                }
-            }
+            self.scene.exported(w.time, interval);
         }
         Ok(())
     }
@@ -913,11 +685,11 @@ impl Model for Scm {
     }
 
     fn save(&self) -> Option<ModelState> {
-        self.soil.clone().map(ModelState::new)
+        self.scene.soil().cloned().map(ModelState::new)
     }
 
     fn save_into(&self, target: &mut ModelState) {
-        if let Some(s) = &self.soil {
+        if let Some(s) = self.scene.soil() {
             target.set(s);
         }
     }
@@ -927,31 +699,13 @@ impl Model for Scm {
     }
 
     fn fits(&self, state: Option<&ModelState>) -> Result<(), String> {
-        match (state.and_then(|s| s.get::<SoilState>()), &self.soil) {
-            (Some(s), Some(o)) if o.grid.ds != s.grid.ds => Err(
-                "the FMU state does not belong to this model (its soil grid spacing differs)"
-                    .into(),
-            ),
-            (Some(_), _) => Ok(()),
-            (None, _) => {
-                Err("the FMU state does not belong to this model (it has no SCM soil)".into())
-            }
-        }
+        self.scene.fits(state.and_then(|s| s.get::<SoilState>()))
     }
 
     fn restore(&mut self, state: &ModelState) {
-        let Some(s) = state.get::<SoilState>() else {
-            return;
-        };
-        match self.soil.as_mut() {
-            Some(soil) => soil.clone_from(s),
-            None => self.soil = Some(s.clone()),
+        if let Some(s) = state.get::<SoilState>() {
+            self.scene.restore(s);
         }
-        if let Some(soil) = self.soil.as_mut() {
-            soil.grid.rebuild_index();
-            soil.grid.set_soil_map(self.map.clone());
-        }
-        self.epoch += 1;
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -22,6 +22,7 @@ pub mod footprint;
 pub mod grid;
 pub mod pressure;
 pub mod rect;
+pub mod scene;
 pub mod check;
 pub mod section;
 pub mod side_pressure;
