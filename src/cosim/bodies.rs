@@ -3,6 +3,7 @@
 //! instantiation, never in the step loop.
 
 use super::references::ShapeVrs;
+use crate::geometry::primitive;
 use crate::geometry::shape::Geometry;
 use crate::scenario::assets::resolve_asset;
 use crate::scenario::types::Shape;
@@ -111,38 +112,30 @@ fn geometry_with(
     let r = |vr: usize| values.map(|(_, reals, _)| reals[vr]);
     Ok(Some(match (shape, values.map(|v| v.0)) {
         (Shape::Wheel { .. } | Shape::Mesh { .. } | Shape::Torus { .. }, _) => return Ok(None),
-        (Shape::Sphere { radius }, Some(ShapeVrs::Sphere { radius: vr })) => Geometry::Sphere {
-            radius: r(*vr).unwrap_or(*radius),
-        },
-        (Shape::Sphere { radius }, _) => Geometry::Sphere { radius: *radius },
-        (Shape::Cuboid { size }, Some(ShapeVrs::Cuboid { size: vrs })) => Geometry::Cuboid {
-            size: [0, 1, 2].map(|k| r(vrs[k]).unwrap_or(size[k])),
-        },
-        (Shape::Cuboid { size }, _) => Geometry::Cuboid { size: *size },
+        (Shape::Sphere(s), Some(ShapeVrs::Sphere { radius: vr })) => {
+            Geometry::Sphere(primitive::Sphere {
+                radius: r(*vr).unwrap_or(s.radius),
+            })
+        }
+        (Shape::Sphere(s), _) => Geometry::Sphere(*s),
+        (Shape::Cuboid(c), Some(ShapeVrs::Cuboid { size: vrs })) => {
+            Geometry::Cuboid(primitive::Cuboid {
+                size: [0, 1, 2].map(|k| r(vrs[k]).unwrap_or(c.size[k])),
+            })
+        }
+        (Shape::Cuboid(c), _) => Geometry::Cuboid(*c),
         (
-            Shape::Cylinder { radius, height },
+            Shape::Cylinder(c),
             Some(ShapeVrs::Cylinder {
                 radius: rv,
                 height: hv,
             }),
-        ) => Geometry::Cylinder {
-            radius: r(*rv).unwrap_or(*radius),
-            height: r(*hv).unwrap_or(*height),
-        },
-        (Shape::Cylinder { radius, height }, _) => Geometry::Cylinder {
-            radius: *radius,
-            height: *height,
-        },
-        (
-            Shape::GrouserWheel {
-                radius,
-                width,
-                count,
-                grouser_height,
-                grouser_thickness,
-            },
-            v,
-        ) => match (v, values) {
+        ) => Geometry::Cylinder(primitive::Cylinder {
+            radius: r(*rv).unwrap_or(c.radius),
+            height: r(*hv).unwrap_or(c.height),
+        }),
+        (Shape::Cylinder(c), _) => Geometry::Cylinder(*c),
+        (Shape::GrouserWheel(g), v) => match (v, values) {
             (
                 Some(ShapeVrs::GrouserWheel {
                     radius: rv,
@@ -152,20 +145,14 @@ fn geometry_with(
                     thickness: tv,
                 }),
                 Some((_, reals, ints)),
-            ) => Geometry::GrouserWheel {
+            ) => Geometry::GrouserWheel(primitive::GrouserWheel {
                 radius: reals[*rv],
                 width: reals[*wv],
                 count: ints[*cv].max(0) as u32,
                 grouser_height: reals[*hv],
                 grouser_thickness: reals[*tv],
-            },
-            _ => Geometry::GrouserWheel {
-                radius: *radius,
-                width: *width,
-                count: *count,
-                grouser_height: *grouser_height,
-                grouser_thickness: *grouser_thickness,
-            },
+            }),
+            _ => Geometry::GrouserWheel(*g),
         },
         (Shape::Plate { radius, thickness }, v) => {
             let (radius, thickness) = match v {
@@ -183,10 +170,10 @@ fn geometry_with(
             Geometry::Compound {
                 parts: vec![(
                     pose,
-                    Geometry::Cylinder {
+                    Geometry::Cylinder(primitive::Cylinder {
                         radius,
                         height: thickness,
-                    },
+                    }),
                 )],
             }
         }
@@ -257,25 +244,12 @@ pub fn scm_mesh(
     }
     fn build(g: &Geometry, ds: f64) -> Result<TriMesh, String> {
         Ok(match g {
-            Geometry::Sphere { radius } => TriMesh::sphere(*radius, segments(*radius, ds)),
-            Geometry::Cuboid { size } => TriMesh::cuboid(*size),
-            Geometry::Cylinder { radius, height } => {
+            Geometry::Sphere(s) => TriMesh::sphere(s.radius, segments(s.radius, ds)),
+            Geometry::Cuboid(primitive::Cuboid { size }) => TriMesh::cuboid(*size),
+            Geometry::Cylinder(primitive::Cylinder { radius, height }) => {
                 TriMesh::cylinder_y(*radius, *height, segments(*radius, ds))
             }
-            Geometry::GrouserWheel {
-                radius,
-                width,
-                count,
-                grouser_height,
-                grouser_thickness,
-            } => TriMesh::grouser_wheel(
-                *radius,
-                *width,
-                *count,
-                *grouser_height,
-                *grouser_thickness,
-                segments(*radius, ds),
-            ),
+            Geometry::GrouserWheel(g) => TriMesh::grouser_wheel(g, segments(g.radius, ds)),
             Geometry::Hull { points } => TriMesh::convex_hull(points),
             Geometry::Compound { parts } => {
                 let mut m = TriMesh::default();

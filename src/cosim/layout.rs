@@ -2,6 +2,7 @@
 //! gravity, terrain, bodies), then each model's of the list it is handed (the crate's:
 //! [`crate::registry`]).
 
+use crate::geometry::primitive;
 use super::model::{Declare, DeclareFn, Model};
 use super::references::{BodyOutputs, BodyVrs, JointVrs, Layout, MotionVrs, ShapeVrs, TerrainVrs};
 use super::variables::{Bounds, Variability, VariableTable};
@@ -179,7 +180,7 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 "plate thickness (along body z, above the origin)",
             ),
         },
-        Shape::Sphere { radius } => ShapeVrs::Sphere {
+        Shape::Sphere(primitive::Sphere { radius }) => ShapeVrs::Sphere {
             radius: t.real_parameter(
                 format!("{n}.radius"),
                 Fixed,
@@ -207,7 +208,7 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 "wheel width w",
             ),
         },
-        Shape::Cuboid { size } => ShapeVrs::Cuboid {
+        Shape::Cuboid(primitive::Cuboid { size }) => ShapeVrs::Cuboid {
             size: t.real_array(&format!("{n}.size"), |t, name, i| {
                 t.real_parameter(
                     name,
@@ -219,7 +220,7 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 )
             }),
         },
-        Shape::Cylinder { radius, height } => ShapeVrs::Cylinder {
+        Shape::Cylinder(primitive::Cylinder { radius, height }) => ShapeVrs::Cylinder {
             radius: t.real_parameter(
                 format!("{n}.radius"),
                 Fixed,
@@ -237,13 +238,13 @@ fn body(t: &mut VariableTable, b: &Body) -> BodyVrs {
                 "cylinder length along its axis (body y)",
             ),
         },
-        Shape::GrouserWheel {
+        Shape::GrouserWheel(primitive::GrouserWheel {
             radius,
             width,
             count,
             grouser_height,
             grouser_thickness,
-        } => ShapeVrs::GrouserWheel {
+        }) => ShapeVrs::GrouserWheel {
             radius: t.real_parameter(
                 format!("{n}.radius"),
                 Fixed,

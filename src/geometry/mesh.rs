@@ -4,6 +4,7 @@
 //! section 4.2); convex meshes come from the hull of a file's vertices. Parts may overlap: SCM only needs the lowest surface point above each
 //! soil node, which the union of overlapping closed parts gives correctly.
 
+use super::primitive::GrouserWheel;
 use crate::pmath;
 use nalgebra::{Isometry3, Point3, Vector3};
 use std::f64::consts::PI;
@@ -137,16 +138,17 @@ impl TriMesh {
 
     /// A wheel (axle along y, centred at the origin): a cylinder of `radius` and
     /// `width` with `count` grousers on its rim, each `grouser_height` tall (radially)
-    /// and `grouser_thickness` thick (tangentially), as wide as the wheel. The first
-    /// grouser points along -z (straight down) at zero rotation.
-    pub fn grouser_wheel(
-        radius: f64,
-        width: f64,
-        count: u32,
-        grouser_height: f64,
-        grouser_thickness: f64,
-        n: usize,
-    ) -> TriMesh {
+    /// and `grouser_thickness` thick (tangentially), as wide as the wheel, its rim of
+    /// `n` segments. The first grouser points along -z (straight down) at zero
+    /// rotation.
+    pub fn grouser_wheel(wheel: &GrouserWheel, n: usize) -> TriMesh {
+        let GrouserWheel {
+            radius,
+            width,
+            count,
+            grouser_height,
+            grouser_thickness,
+        } = *wheel;
         let mut m = TriMesh::cylinder_y(radius, width, n);
         if count == 0 || grouser_height <= 0.0 || grouser_thickness <= 0.0 {
             return m;
@@ -220,7 +222,16 @@ mod tests {
         assert!(p.volume() > 0.0);
         let s = TriMesh::sphere(1.0, 128);
         assert!((s.volume() - 4.0 / 3.0 * PI).abs() < 0.01, "{}", s.volume());
-        let w = TriMesh::grouser_wheel(0.25, 0.2, 12, 0.01, 0.01, 128);
+        let w = TriMesh::grouser_wheel(
+            &GrouserWheel {
+                radius: 0.25,
+                width: 0.2,
+                count: 12,
+                grouser_height: 0.01,
+                grouser_thickness: 0.01,
+            },
+            128,
+        );
         let (lo, _) = w.bounds();
         assert!((lo.z + 0.26).abs() < 1e-12, "{}", lo.z);
     }

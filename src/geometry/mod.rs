@@ -4,6 +4,7 @@
 //! neither.
 
 pub mod mesh;
+pub mod primitive;
 pub mod shape;
 pub mod terrain;
 

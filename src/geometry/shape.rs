@@ -7,30 +7,15 @@
 
 use nalgebra::{Isometry3, Point3, Translation3, UnitQuaternion, Vector3};
 use parry3d_f64::shape::SharedShape;
+use super::primitive::{self, Cuboid, Cylinder, GrouserWheel, Sphere};
 
 /// A shape's geometry, with everything resolved (mesh vertices read, sizes known).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Geometry {
-    Sphere {
-        radius: f64,
-    },
-    /// Edge lengths along body x, y, z, m.
-    Cuboid {
-        size: [f64; 3],
-    },
-    /// Axis along body y.
-    Cylinder {
-        radius: f64,
-        height: f64,
-    },
-    /// Cylinder (axis y) with `count` grousers on the rim.
-    GrouserWheel {
-        radius: f64,
-        width: f64,
-        count: u32,
-        grouser_height: f64,
-        grouser_thickness: f64,
-    },
+    Sphere(Sphere),
+    Cuboid(Cuboid),
+    Cylinder(Cylinder),
+    GrouserWheel(GrouserWheel),
     /// Convex hull of the points, m, body frame.
     Hull {
         points: Vec<[f64; 3]>,
@@ -60,18 +45,18 @@ fn cylinder_y(radius: f64, height: f64) -> SharedShape {
 /// The parry shape of `g`.
 pub fn build(g: &Geometry) -> Result<SharedShape, ShapeError> {
     Ok(match g {
-        Geometry::Sphere { radius } => SharedShape::ball(*radius),
-        Geometry::Cuboid { size } => {
+        Geometry::Sphere(primitive::Sphere { radius }) => SharedShape::ball(*radius),
+        Geometry::Cuboid(primitive::Cuboid { size }) => {
             SharedShape::cuboid(0.5 * size[0], 0.5 * size[1], 0.5 * size[2])
         }
-        Geometry::Cylinder { radius, height } => cylinder_y(*radius, *height),
-        Geometry::GrouserWheel {
+        Geometry::Cylinder(primitive::Cylinder { radius, height }) => cylinder_y(*radius, *height),
+        Geometry::GrouserWheel(primitive::GrouserWheel {
             radius,
             width,
             count,
             grouser_height,
             grouser_thickness,
-        } => {
+        }) => {
             let mut parts = vec![(Isometry3::identity(), cylinder_y(*radius, *width))];
             if *grouser_height > 0.0 {
                 // Each grouser: a cuboid reaching from slightly inside the rim to
@@ -155,18 +140,18 @@ pub fn longest_edge(shape: &SharedShape) -> f64 {
 /// form (sphere, cuboid, cylinder about y; a grouser wheel as its cylinder).
 pub fn default_inertia(g: &Geometry, mass: f64) -> Option<[f64; 3]> {
     Some(match g {
-        Geometry::Sphere { radius } => [0.4 * mass * radius * radius; 3],
-        Geometry::Cuboid { size: [a, b, c] } => [
+        Geometry::Sphere(primitive::Sphere { radius }) => [0.4 * mass * radius * radius; 3],
+        Geometry::Cuboid(primitive::Cuboid { size: [a, b, c] }) => [
             mass / 12.0 * (b * b + c * c),
             mass / 12.0 * (a * a + c * c),
             mass / 12.0 * (a * a + b * b),
         ],
-        Geometry::Cylinder { radius, height }
-        | Geometry::GrouserWheel {
+        Geometry::Cylinder(primitive::Cylinder { radius, height })
+        | Geometry::GrouserWheel(primitive::GrouserWheel {
             radius,
             width: height,
             ..
-        } => {
+        }) => {
             let side = mass / 12.0 * (3.0 * radius * radius + height * height);
             [side, 0.5 * mass * radius * radius, side]
         }
@@ -180,13 +165,13 @@ mod tests {
 
     #[test]
     fn a_grouser_wheel_reaches_out_to_its_grousers() {
-        let g = Geometry::GrouserWheel {
+        let g = Geometry::GrouserWheel(primitive::GrouserWheel {
             radius: 0.25,
             width: 0.2,
             count: 12,
             grouser_height: 0.01,
             grouser_thickness: 0.005,
-        };
+        });
         let s = build(&g).unwrap();
         let aabb = s.compute_local_aabb();
         assert!((aabb.maxs.z - 0.26).abs() < 1e-9, "{aabb:?}");
@@ -221,18 +206,18 @@ mod tests {
     #[test]
     fn default_inertias_are_the_textbook_ones() {
         let [ix, iy, iz] = default_inertia(
-            &Geometry::Cuboid {
+            &Geometry::Cuboid(primitive::Cuboid {
                 size: [1.0, 2.0, 3.0],
-            },
+            }),
             12.0,
         )
         .unwrap();
         assert_eq!((ix, iy, iz), (13.0, 10.0, 5.0));
         let [_, iy, _] = default_inertia(
-            &Geometry::Cylinder {
+            &Geometry::Cylinder(primitive::Cylinder {
                 radius: 0.5,
                 height: 1.0,
-            },
+            }),
             1.0,
         )
         .unwrap();

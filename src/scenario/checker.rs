@@ -3,6 +3,7 @@
 //! scenario's own checks ([`super::validate`]) and each model's section checks
 //! (`src/models/<model>/check.rs`) use it; it knows no model.
 
+use crate::geometry::primitive;
 use super::error::FieldError;
 use super::types::*;
 
@@ -153,27 +154,27 @@ impl Checker {
     }
     pub(crate) fn shape(&mut self, path: &str, shape: &Shape, top: bool) {
         match shape {
-            Shape::Sphere { radius } => self.length(&format!("{path}.radius"), *radius),
+            Shape::Sphere(s) => self.length(&format!("{path}.radius"), s.radius),
             Shape::Wheel { radius, width } => {
                 self.length(&format!("{path}.radius"), *radius);
                 self.length(&format!("{path}.width"), *width);
             }
-            Shape::Cuboid { size } => {
+            Shape::Cuboid(primitive::Cuboid { size }) => {
                 for (k, x) in size.iter().enumerate() {
                     self.length(&format!("{path}.size[{k}]"), *x);
                 }
             }
-            Shape::Cylinder { radius, height } => {
+            Shape::Cylinder(primitive::Cylinder { radius, height }) => {
                 self.length(&format!("{path}.radius"), *radius);
                 self.length(&format!("{path}.height"), *height);
             }
-            Shape::GrouserWheel {
+            Shape::GrouserWheel(primitive::GrouserWheel {
                 radius,
                 width,
                 count,
                 grouser_height,
                 grouser_thickness,
-            } => {
+            }) => {
                 self.length(&format!("{path}.radius"), *radius);
                 self.length(&format!("{path}.width"), *width);
                 self.non_negative(&format!("{path}.grouser_height"), *grouser_height);
@@ -254,9 +255,9 @@ impl Checker {
                     let pp = format!("{path}.parts[{i}]");
                     if !matches!(
                         part.shape,
-                        Shape::Sphere { .. }
-                            | Shape::Cuboid { .. }
-                            | Shape::Cylinder { .. }
+                        Shape::Sphere(primitive::Sphere { .. })
+                            | Shape::Cuboid(primitive::Cuboid { .. })
+                            | Shape::Cylinder(primitive::Cylinder { .. })
                             | Shape::ConvexMesh { .. }
                     ) {
                         self.err(format!("{pp}.shape"), "a compound part must be convex: sphere, cuboid, cylinder or convex_mesh");

@@ -3,6 +3,7 @@
 //! Every number is SI. World frame: z up. Orientations are unit quaternions
 //! `[w, x, y, z]`, body to world.
 
+use crate::geometry::primitive;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -207,10 +208,7 @@ pub struct Body {
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Shape {
     /// Sphere centred at the body origin.
-    Sphere {
-        /// m (FMI parameter `<body>.radius`).
-        radius: f64,
-    },
+    Sphere(primitive::Sphere),
     /// Wheel: a disc of `radius` and `width` centred at the body origin, axle along the
     /// body y axis (FMI parameters `<body>.radius`, `<body>.width`). For wheel-soil
     /// models (TerRA).
@@ -221,33 +219,14 @@ pub enum Shape {
         width: f64,
     },
     /// Box centred at the body origin, edges along the body axes (`<body>.size[1..3]`).
-    Cuboid {
-        /// Edge lengths along x, y, z, m.
-        size: [f64; 3],
-    },
+    Cuboid(primitive::Cuboid),
     /// Cylinder centred at the body origin, axis along the body y axis (a wheel rolls
     /// about y) (`<body>.radius`, `<body>.height`).
-    Cylinder {
-        /// m
-        radius: f64,
-        /// Length along the axis, m.
-        height: f64,
-    },
+    Cylinder(primitive::Cylinder),
     /// BBCC wheel (Buse 2023, section 4.1): a cylinder (axis body y) with `count`
-    /// cuboid grousers on its rim, each `height` tall (radially), `thickness` wide
-    /// (tangentially) and as wide as the wheel.
-    GrouserWheel {
-        /// Rim radius, m.
-        radius: f64,
-        /// m
-        width: f64,
-        /// Number of grousers, evenly spaced.
-        count: u32,
-        /// m
-        grouser_height: f64,
-        /// m
-        grouser_thickness: f64,
-    },
+    /// cuboid grousers on its rim, each `grouser_height` tall (radially),
+    /// `grouser_thickness` wide (tangentially) and as wide as the wheel.
+    GrouserWheel(primitive::GrouserWheel),
     /// The convex hull of the vertices of an OBJ mesh file (path relative to the
     /// scenario file; the packager copies it into the FMU), in body coordinates.
     ConvexMesh {
@@ -309,16 +288,17 @@ impl Shape {
     /// files and parameters).
     pub fn size_bound(&self) -> Option<f64> {
         Some(match self {
-            Shape::Sphere { radius } | Shape::Plate { radius, .. } => 2.0 * radius,
+            Shape::Sphere(primitive::Sphere { radius })
+            | Shape::Plate { radius, .. } => 2.0 * radius,
             Shape::Wheel { radius, width } => (2.0 * radius).max(*width),
-            Shape::Cylinder { radius, height } => (2.0 * radius).max(*height),
-            Shape::GrouserWheel {
+            Shape::Cylinder(primitive::Cylinder { radius, height }) => (2.0 * radius).max(*height),
+            Shape::GrouserWheel(primitive::GrouserWheel {
                 radius,
                 width,
                 grouser_height,
                 ..
-            } => (2.0 * (radius + grouser_height)).max(*width),
-            Shape::Cuboid { size } => size.iter().fold(0.0, |m: f64, x| m.max(*x)),
+            }) => (2.0 * (radius + grouser_height)).max(*width),
+            Shape::Cuboid(c) => c.size.iter().fold(0.0, |m: f64, x| m.max(*x)),
             Shape::Torus {
                 major_radius,
                 minor_radius,

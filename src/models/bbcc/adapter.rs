@@ -3,6 +3,7 @@
 //! hands the contact scene ([`super::scene`]) the world's poses and current parameter
 //! values ([`SceneInput`] over the [`Frame`]).
 
+use crate::geometry::primitive;
 use super::pair::BodyPose;
 use super::pair_rule::PairRule;
 use super::scene::{BbccState, ContactMaterial, FreeMass, Scene, SceneInput};
@@ -103,19 +104,19 @@ fn material(t: &mut VariableTable, prefix: &str, m: &Material) -> MaterialVrs {
 /// Longest edge of the body's bounding box, m: the paper's R_i estimate.
 fn longest_edge(shape: &Shape) -> f64 {
     match shape {
-        Shape::Sphere { radius } => 2.0 * radius,
+        Shape::Sphere(primitive::Sphere { radius }) => 2.0 * radius,
         Shape::Wheel { radius, width }
-        | Shape::Cylinder {
+        | Shape::Cylinder(primitive::Cylinder {
             radius,
             height: width,
-        } => (2.0 * radius).max(*width),
-        Shape::GrouserWheel {
+        }) => (2.0 * radius).max(*width),
+        Shape::GrouserWheel(primitive::GrouserWheel {
             radius,
             width,
             grouser_height,
             ..
-        } => (2.0 * (radius + grouser_height)).max(*width),
-        Shape::Cuboid { size } => size[0].max(size[1]).max(size[2]),
+        }) => (2.0 * (radius + grouser_height)).max(*width),
+        Shape::Cuboid(primitive::Cuboid { size }) => size[0].max(size[1]).max(size[2]),
         Shape::Plate { radius, thickness } => (2.0 * radius).max(*thickness),
         // from the built shape's bounding box at initialization (see World)
         Shape::Torus {

@@ -2,6 +2,7 @@
 //! references to bodies and other sections), each problem with its field path; listed
 //! beside the model in [`crate::registry`].
 
+use crate::geometry::primitive;
 use super::section::BbccSettings;
 use crate::scenario::checker::Checker;
 use crate::scenario::types::{Body, Scenario, Shape, SurfaceSpec};
@@ -95,7 +96,7 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
             }
             if (a == "terrain" || b == "terrain")
                 && !flat_terrain
-                && !matches!(body.shape, Shape::Sphere { .. })
+                && !matches!(body.shape, Shape::Sphere(primitive::Sphere { .. }))
             {
                 c.err(&p, format!("'{}': only spheres touch a ramps, profile or generated terrain; use a flat or inclined terrain, or a fixed cuboid or cuboid_grid body", body.name));
             }

@@ -2,6 +2,7 @@
 //! references to bodies and other sections), each problem with its field path; listed
 //! beside the model in [`crate::registry`].
 
+use crate::geometry::primitive;
 use crate::scenario::checker::{is_plain_name, Checker};
 use crate::scenario::types::{Scenario, Shape};
 
@@ -37,9 +38,9 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
         }
         if let Some(seg) = &m.segments {
             let want = match b.shape {
-                Shape::Sphere { .. } => Some((1, "[frequency]", 1, 200)),
+                Shape::Sphere(primitive::Sphere { .. }) => Some((1, "[frequency]", 1, 200)),
                 Shape::Torus { .. } => Some((2, "[around the axis, around the tube]", 3, 2048)),
-                Shape::Cylinder { .. } | Shape::Wheel { .. } | Shape::Plate { .. } => {
+                Shape::Cylinder(_) | Shape::Wheel { .. } | Shape::Plate { .. } => {
                     Some((1, "[around the axis]", 3, 4096))
                 }
                 _ => None,
@@ -166,9 +167,9 @@ pub(crate) fn check(c: &mut Checker, s: &Scenario) {
 
 fn shape_kind(s: &Shape) -> &'static str {
     match s {
-        Shape::Sphere { .. } => "sphere",
+        Shape::Sphere(primitive::Sphere { .. }) => "sphere",
         Shape::Torus { .. } => "torus",
-        Shape::Cylinder { .. } => "cylinder",
+        Shape::Cylinder(primitive::Cylinder { .. }) => "cylinder",
         Shape::Wheel { .. } => "wheel",
         Shape::Plate { .. } => "plate",
         _ => "shape",

@@ -2,6 +2,7 @@
 //! at the section's resolution, hulls and compounds from their parts) and the triangle
 //! budget that refuses, before anything is built, a mesh too large to hold.
 
+use crate::geometry::primitive;
 use super::primitives;
 use super::section::Meshing;
 use crate::geometry::mesh::TriMesh;
@@ -49,15 +50,15 @@ pub fn triangle_budget(body: &str, base: f64, subdivisions: u32) -> Result<(), S
 pub fn geometry_triangles(g: &Geometry, m: &Meshing) -> f64 {
     let seg = |k: usize, default: u32| m.segment(k, default);
     match g {
-        Geometry::Sphere { .. } => primitives::sphere_triangles(seg(0, 8)),
-        Geometry::Cuboid { size } => primitives::cuboid_triangles(
+        Geometry::Sphere(primitive::Sphere { .. }) => primitives::sphere_triangles(seg(0, 8)),
+        Geometry::Cuboid(primitive::Cuboid { size }) => primitives::cuboid_triangles(
             *size,
             m.edge.unwrap_or(0.25 * size[0].min(size[1]).min(size[2])),
         ),
-        Geometry::Cylinder { height, .. } => {
+        Geometry::Cylinder(primitive::Cylinder { height, .. }) => {
             primitives::cylinder_triangles(*height, seg(0, 64), m.edge.unwrap_or(0.25 * height))
         }
-        Geometry::GrouserWheel { count, .. } => {
+        Geometry::GrouserWheel(primitive::GrouserWheel { count, .. }) => {
             4.0 * seg(0, 64) as f64 + 12.0 * *count as f64
         }
         Geometry::Hull { points } => 2.0 * points.len() as f64,
@@ -71,31 +72,18 @@ pub fn geometry_triangles(g: &Geometry, m: &Meshing) -> f64 {
 pub fn geometry_mesh(g: &Geometry, m: &Meshing) -> TriMesh {
     let seg = |k: usize, default: u32| m.segment(k, default);
     match g {
-        Geometry::Sphere { radius } => primitives::geodesic_sphere(*radius, seg(0, 8)),
-        Geometry::Cuboid { size } => {
+        Geometry::Sphere(s) => primitives::geodesic_sphere(s.radius, seg(0, 8)),
+        Geometry::Cuboid(primitive::Cuboid { size }) => {
             let edge = m.edge.unwrap_or(0.25 * size[0].min(size[1]).min(size[2]));
             primitives::cuboid(*size, edge)
         }
-        Geometry::Cylinder { radius, height } => primitives::cylinder_y(
+        Geometry::Cylinder(primitive::Cylinder { radius, height }) => primitives::cylinder_y(
             *radius,
             *height,
             seg(0, 64),
             m.edge.unwrap_or(0.25 * height),
         ),
-        Geometry::GrouserWheel {
-            radius,
-            width,
-            count,
-            grouser_height,
-            grouser_thickness,
-        } => TriMesh::grouser_wheel(
-            *radius,
-            *width,
-            *count,
-            *grouser_height,
-            *grouser_thickness,
-            seg(0, 64) as usize,
-        ),
+        Geometry::GrouserWheel(g) => TriMesh::grouser_wheel(g, seg(0, 64) as usize),
         Geometry::Hull { points } => TriMesh::convex_hull(points),
         Geometry::Compound { parts } => {
             let mut out = TriMesh::default();

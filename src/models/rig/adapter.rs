@@ -4,6 +4,7 @@
 //! the rig's wheel as a body of the world that the rig drives (`contact_model` is the
 //! soil model's key).
 
+use crate::geometry::primitive;
 use super::single_wheel::{self, RigReport};
 use super::{RigDrive, RigMode, RigState};
 use crate::cosim::references::{BodyVrs, MotionVrs, ShapeVrs};
@@ -227,13 +228,13 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
     if spec.soil_model != RigSoilModel::Terra {
         let (spec_shape, shape) = match &vrs.scm {
             Some(scm) => (
-                Shape::GrouserWheel {
+                Shape::GrouserWheel(primitive::GrouserWheel {
                     radius: spec.radius,
                     width: spec.width,
                     count: scm.grousers,
                     grouser_height: scm.grouser_height,
                     grouser_thickness: scm.grouser_thickness,
-                },
+                }),
                 ShapeVrs::GrouserWheel {
                     radius: vrs.radius,
                     width: vrs.width,

@@ -5,7 +5,8 @@
 //! contacts back into the bodies' loads and the outputs.
 
 use super::scene::{BodyRole, Scene, SoilState};
-use super::soil_map::{ClassParams, SoilMap};
+use super::section::ScmSoilClass;
+use super::soil_map::SoilMap;
 use super::{SoilGrid, SoilParams};
 use crate::cosim::references::MotionVrs;
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
@@ -401,10 +402,10 @@ fn read_soil_map(
         classes: m
             .classes
             .iter()
-            .map(|c| ClassParams {
+            .map(|c| ScmSoilClass {
                 n: c.n,
-                k_c: c.kc,
-                k_phi: c.kphi,
+                kc: c.kc,
+                kphi: c.kphi,
                 c: c.c,
                 phi: c.phi,
                 repose: c.repose,
@@ -476,9 +477,10 @@ impl Scm {
     fn params(&self, w: &Frame) -> SoilParams {
         let v = &self.vrs;
         SoilParams {
+            ds: w.real(v.ds),
             n: w.real(v.n),
-            k_c: w.real(v.kc),
-            k_phi: w.real(v.kphi),
+            kc: w.real(v.kc),
+            kphi: w.real(v.kphi),
             c: w.real(v.c),
             phi: w.real(v.phi),
             repose: w.real(v.repose),
@@ -566,12 +568,12 @@ impl Scm {
         };
         let reals = &w.values.reals;
         // class c as its parameters set it now (the values it leaves out stay None)
-        let now = |v: &SoilClassVrs, c: &ClassParams| {
+        let now = |v: &SoilClassVrs, c: &ScmSoilClass| {
             let at = |vr: Option<usize>, old: Option<f64>| vr.map(|v| reals[v]).or(old);
-            ClassParams {
+            ScmSoilClass {
                 n: at(v.n, c.n),
-                k_c: at(v.kc, c.k_c),
-                k_phi: at(v.kphi, c.k_phi),
+                kc: at(v.kc, c.kc),
+                kphi: at(v.kphi, c.kphi),
                 c: at(v.c, c.c),
                 phi: at(v.phi, c.phi),
                 repose: at(v.repose, c.repose),

@@ -1014,7 +1014,7 @@ pub fn evaluate(
         }
         // eq. (7): k = k_c / b_eff + k_phi, per class
         k_b.clear();
-        k_b.extend(soil.iter().map(|s| s.k_c / b_eff + s.k_phi));
+        k_b.extend(soil.iter().map(|s| s.kc / b_eff + s.kphi));
         // pressure weighting, eq. (6)
         let mut p_mean = 0.0;
         let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);

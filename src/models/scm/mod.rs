@@ -55,76 +55,10 @@ pub(crate) fn ceil_i32(x: f64) -> i32 {
     }
 }
 
-/// Soil and contact parameters (Krenn 2009, Table 1 and section 3.1).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct SoilParams {
-    /// Exponent of sinkage n, 1.
-    pub n: f64,
-    /// Cohesive modulus k_c, N/m^(n+1).
-    pub k_c: f64,
-    /// Frictional modulus k_phi, N/m^(n+2).
-    pub k_phi: f64,
-    /// Cohesion c, Pa.
-    pub c: f64,
-    /// Angle of internal friction phi, rad.
-    pub phi: f64,
-    /// Maximum angle of repose psi, rad.
-    pub repose: f64,
-    /// Coulomb friction coefficient mu between soil and contact object, 1.
-    pub mu: f64,
-    /// Elastic unloading/reloading stiffness, Pa/m.
-    pub k_e: f64,
-    /// Linear velocity damping on the penetration rate (section 5), Pa s/m.
-    pub damping: f64,
-    /// Sliding speed over which the shear direction is regularized (tanh), m/s.
-    pub v_shear: f64,
-    /// Shear deformation modulus K of Janosi and Hanamoto, m: the shear stress is
-    /// mobilized as 1 - exp(-j/K) with the node's shear displacement j.
-    pub k_shear: f64,
-    /// Erosion sweeps per soil update: 0 erodes until no slope exceeds the angle of
-    /// repose (section 3.3); a positive number caps the sweeps for speed, and what
-    /// remains continues in the next update.
-    pub erosion_sweeps: u32,
-    /// Bulk density of the soil, kg/m^3: its unit weight (with `gravity`) in the
-    /// passive earth pressure on side faces (see [`contact`]).
-    pub density: f64,
-    /// Gravity acting on the soil, m/s^2.
-    pub gravity: f64,
-    /// Passive earth pressure on the body's side faces (Leite 2010, eq. (3.9)).
-    pub side_pressure: bool,
-    /// Erosion stops at the bodies' undersides: soil slumping towards a body does not
-    /// fill the space it takes (off: Krenn 2009's erosion outside the footprint only,
-    /// which lifts a body resting in its crater; docs/models/scm.md).
-    pub erosion_stops_at_bodies: bool,
-}
-
-impl SoilParams {
-    /// The Mars soil simulant DLR-A of Krenn 2009, section 4 (n, k_c, k_phi), with the
-    /// other values as our defaults (the paper gives none): c = 100 Pa, phi = 35 deg,
-    /// repose 35 deg, mu = 0, k_e = 5e7 Pa/m, damping 2e4 Pa s/m, v_shear 1 mm/s,
-    /// K = 1.5 cm, erosion until settled, a bulk density of 1600 kg/m^3 under 9.81
-    /// m/s^2 and the side pressure on.
-    pub fn dlr_a() -> SoilParams {
-        SoilParams {
-            n: 0.63,
-            k_c: 2370.0,
-            k_phi: 60300.0,
-            c: 100.0,
-            phi: 35f64.to_radians(),
-            repose: 35f64.to_radians(),
-            mu: 0.0,
-            k_e: 5e7,
-            damping: 2e4,
-            v_shear: 0.001,
-            k_shear: 0.015,
-            erosion_sweeps: 0,
-            density: 1600.0,
-            gravity: 9.81,
-            side_pressure: true,
-            erosion_stops_at_bodies: false,
-        }
-    }
-}
+/// Soil and contact parameters (Krenn 2009, Table 1 and section 3.1) as the physics
+/// takes them: the scenario's `scm.soil` at the current FMI parameter values, with
+/// the world's gravity.
+pub type SoilParams = section::ScmSoil;
 
 #[cfg(test)]
 mod tests {
@@ -218,7 +152,16 @@ mod tests {
             SoilParams::dlr_a(),
             flat(),
             SoilGrid::new(ds, -1.0, 1.0, -1.0, 1.0),
-            TriMesh::grouser_wheel(0.2, 0.15, 16, 0.01, 0.01, 64),
+            TriMesh::grouser_wheel(
+                &crate::geometry::primitive::GrouserWheel {
+                    radius: 0.2,
+                    width: 0.15,
+                    count: 16,
+                    grouser_height: 0.01,
+                    grouser_thickness: 0.01,
+                },
+                64,
+            ),
             Workspace::default(),
         )
     }
@@ -511,7 +454,7 @@ mod tests {
                 w: Vector3::zeros(),
             };
             let r = evaluate(&p, &grid, &base, &mesh, &motion, &mut ws);
-            let ideal = (r.contour * p.k_c / 2.0 + r.area * p.k_phi) * pmath::powf(-z, p.n);
+            let ideal = (r.contour * p.kc / 2.0 + r.area * p.kphi) * pmath::powf(-z, p.n);
             assert!(
                 (r.force.z / ideal - 1.0).abs() < 1e-9,
                 "z {z}: {} vs {ideal}",
@@ -537,12 +480,13 @@ mod tests {
     /// plate on the global soil; erosion levels each region to its own angle of repose.
     #[test]
     fn a_soil_map_gives_each_region_its_bekker_curve_and_repose() {
-        use soil_map::{ClassParams, SoilMap};
+        use section::ScmSoilClass;
+        use soil_map::SoilMap;
         let (ds, p, base) = (0.01, SoilParams::dlr_a(), flat());
         let class1 = SoilParams {
             n: 0.8,
-            k_c: 5000.0,
-            k_phi: 120_000.0,
+            kc: 5000.0,
+            kphi: 120_000.0,
             c: 500.0,
             phi: 30f64.to_radians(),
             repose: 25f64.to_radians(),
@@ -556,10 +500,10 @@ mod tests {
             nx,
             ny,
             class: (0..nx * ny).map(|k| (k % nx >= 50) as u8).collect(),
-            classes: vec![ClassParams {
+            classes: vec![ScmSoilClass {
                 n: Some(class1.n),
-                k_c: Some(class1.k_c),
-                k_phi: Some(class1.k_phi),
+                kc: Some(class1.kc),
+                kphi: Some(class1.kphi),
                 c: Some(class1.c),
                 phi: Some(class1.phi),
                 repose: Some(class1.repose),
@@ -585,7 +529,7 @@ mod tests {
             let z = -(s as f64) * 1e-3;
             for (x, q, ws) in [(-0.45, &p, &mut left), (0.45, &class1, &mut right)] {
                 let r = evaluate(&p, &mapped, &base, &mesh, &at(x, z), ws);
-                let ideal = (r.contour * q.k_c / 2.0 + r.area * q.k_phi) * pmath::powf(-z, q.n);
+                let ideal = (r.contour * q.kc / 2.0 + r.area * q.kphi) * pmath::powf(-z, q.n);
                 assert!(
                     (r.force.z / ideal - 1.0).abs() < 1e-9,
                     "x {x}, z {z}: {} vs {ideal}",

@@ -6,7 +6,8 @@
 //! thread count. It knows no FMI variable: the adapter hands it the parameters and
 //! each body's motion.
 
-use super::soil_map::{ClassParams, SoilMap};
+use super::section::ScmSoilClass;
+use super::soil_map::SoilMap;
 use super::{BodyMotion, ContactResult, SoilGrid, SoilParams, Workspace};
 use crate::geometry::terrain::Surface;
 use crate::geometry::TriMesh;
@@ -92,13 +93,13 @@ impl Scene {
     }
 
     /// The soil classes in use, if the soil has a class map.
-    pub fn classes(&self) -> Option<&[ClassParams]> {
+    pub fn classes(&self) -> Option<&[ScmSoilClass]> {
         self.map.as_ref().map(|m| &m.classes[..])
     }
 
     /// Makes `classes` the soil classes in use (a class parameter changed): the
     /// epoch moves on, so that no evaluation of the old classes is reused.
-    pub fn set_classes(&mut self, classes: Vec<ClassParams>) {
+    pub fn set_classes(&mut self, classes: Vec<ScmSoilClass>) {
         let Some(map) = &self.map else {
             return;
         };

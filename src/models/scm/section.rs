@@ -72,7 +72,7 @@ pub struct ScmSoilMap {
 
 /// One soil class of a [`ScmSoilMap`]: the Bekker parameters and the angle of repose;
 /// each left out takes the value of the FMI parameter `soil.<name>`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScmSoilClass {
     /// Exponent of sinkage n, 1.
@@ -108,7 +108,9 @@ fn yes() -> bool {
 
 /// SCM soil parameters (Krenn 2009, Table 1 and section 3.1). Defaults: the Mars soil
 /// simulant DLR-A of the paper's section 4 (n, k_c, k_phi) and our values for the rest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+// The physics takes these as they are at each step (`super::SoilParams`, read back
+// from the FMI parameters `soil.*`): one definition for the scenario and the model.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ScmSoil {
     /// Grid spacing ds, m (`soil.ds`).
@@ -153,28 +155,43 @@ pub struct ScmSoil {
     /// default, as in Krenn 2009), a body resting in its crater is lifted by the
     /// walls slumping under it (docs/models/scm.md).
     pub erosion_stops_at_bodies: bool,
+    /// Gravity acting on the soil, m/s^2: the norm of the world's gravity
+    /// (`world.gravity`), not read from this section.
+    #[serde(skip)]
+    pub gravity: f64,
 }
 
 impl Default for ScmSoil {
     fn default() -> Self {
-        let p = crate::models::scm::SoilParams::dlr_a();
+        Self::dlr_a()
+    }
+}
+
+impl ScmSoil {
+    /// The Mars soil simulant DLR-A of Krenn 2009, section 4 (n, k_c, k_phi), with the
+    /// other values as our defaults (the paper gives none): ds = 1 cm, c = 100 Pa,
+    /// phi = 35 deg, repose 35 deg, mu = 0, k_e = 5e7 Pa/m, damping 2e4 Pa s/m,
+    /// v_shear 1 mm/s, K = 1.5 cm, erosion until settled, a bulk density of 1600
+    /// kg/m^3 under 9.81 m/s^2 and the side pressure on.
+    pub fn dlr_a() -> ScmSoil {
         ScmSoil {
             ds: 0.01,
-            n: p.n,
-            kc: p.k_c,
-            kphi: p.k_phi,
-            c: p.c,
-            phi: p.phi,
-            repose: p.repose,
-            mu: p.mu,
-            k_e: p.k_e,
-            damping: p.damping,
-            v_shear: p.v_shear,
-            k_shear: p.k_shear,
-            erosion_sweeps: p.erosion_sweeps,
-            density: p.density,
-            side_pressure: p.side_pressure,
-            erosion_stops_at_bodies: p.erosion_stops_at_bodies,
+            n: 0.63,
+            kc: 2370.0,
+            kphi: 60300.0,
+            c: 100.0,
+            phi: 35f64.to_radians(),
+            repose: 35f64.to_radians(),
+            mu: 0.0,
+            k_e: 5e7,
+            damping: 2e4,
+            v_shear: 0.001,
+            k_shear: 0.015,
+            erosion_sweeps: 0,
+            density: 1600.0,
+            side_pressure: true,
+            erosion_stops_at_bodies: false,
+            gravity: 9.81,
         }
     }
 }

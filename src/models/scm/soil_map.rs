@@ -3,19 +3,8 @@
 //! the global parameters ([`super::SoilParams`]); nodes off the raster are class 0.
 
 use crate::pmath;
+use super::section::ScmSoilClass;
 use super::SoilParams;
-
-/// The parameters a class sets (Krenn 2009, Table 1, and the angle of repose); `None`
-/// takes the global value.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct ClassParams {
-    pub n: Option<f64>,
-    pub k_c: Option<f64>,
-    pub k_phi: Option<f64>,
-    pub c: Option<f64>,
-    pub phi: Option<f64>,
-    pub repose: Option<f64>,
-}
 
 /// One class's soil as the node computations use it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -23,9 +12,9 @@ pub struct NodeSoil {
     /// Exponent of sinkage n, 1.
     pub n: f64,
     /// Cohesive modulus k_c, N/m^(n+1).
-    pub k_c: f64,
+    pub kc: f64,
     /// Frictional modulus k_phi, N/m^(n+2).
-    pub k_phi: f64,
+    pub kphi: f64,
     /// Cohesion c, Pa.
     pub c: f64,
     /// tan of the angle of internal friction, 1.
@@ -39,8 +28,8 @@ impl NodeSoil {
     pub fn of(p: &SoilParams) -> NodeSoil {
         NodeSoil {
             n: p.n,
-            k_c: p.k_c,
-            k_phi: p.k_phi,
+            kc: p.kc,
+            kphi: p.kphi,
             c: p.c,
             tan_phi: pmath::tan(p.phi),
             tan_repose: pmath::tan(p.repose),
@@ -60,7 +49,7 @@ pub struct SoilMap {
     /// Class of each pixel, row-major (rows along y).
     pub class: Vec<u8>,
     /// Classes 1, 2, ...
-    pub classes: Vec<ClassParams>,
+    pub classes: Vec<ScmSoilClass>,
 }
 
 impl SoilMap {
@@ -84,8 +73,8 @@ impl SoilMap {
         for c in &self.classes {
             out.push(NodeSoil::of(&SoilParams {
                 n: c.n.unwrap_or(p.n),
-                k_c: c.k_c.unwrap_or(p.k_c),
-                k_phi: c.k_phi.unwrap_or(p.k_phi),
+                kc: c.kc.unwrap_or(p.kc),
+                kphi: c.kphi.unwrap_or(p.kphi),
                 c: c.c.unwrap_or(p.c),
                 phi: c.phi.unwrap_or(p.phi),
                 repose: c.repose.unwrap_or(p.repose),
