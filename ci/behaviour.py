@@ -12,9 +12,15 @@ references and their order are not part of it: names are the contract, DESIGN.md
 `check` compares with zero tolerance: a changed bit in any output at any time, a lost
 or added output or a changed variable attribute fails, naming the FMU and the column.
 
+`check-fmi3` does the same for FMI 3.0 FMUs (`contact-fmu package --fmi 3`) against
+the FMI 2.0 record: an array output `ball.r` is compared element by element with the
+record's `ball.r[1]`, `ball.r[2]`, ...; the interface hash is not compared (the FMI 3.0
+variables are another layout of the same ones, docs/fmi3.md).
+
 Usage:
-  ci/behaviour.py record DIR_WITH_FMUS REFERENCE.json
-  ci/behaviour.py check  DIR_WITH_FMUS REFERENCE.json
+  ci/behaviour.py record     DIR_WITH_FMUS REFERENCE.json
+  ci/behaviour.py check      DIR_WITH_FMUS REFERENCE.json
+  ci/behaviour.py check-fmi3 DIR_WITH_FMI3_FMUS REFERENCE.json
 Exit code 1 when a check finds a difference.
 """
 import glob
@@ -43,22 +49,24 @@ def fingerprint(path):
     result = simulate_fmu(path, output=outputs, validate=False)
     columns = {}
     for name in result.dtype.names:
-        col = np.ascontiguousarray(result[name])
-        if col.dtype.kind == "f":
-            data = col.astype("<f8")
-        else:
-            data = col.astype("<i8")
-        columns[name] = {
-            "sha256": hashlib.sha256(data.tobytes()).hexdigest(),
-            "rows": int(len(col)),
-            "last": repr(col[-1].item()) if len(col) else None,
-        }
+        col = result[name]
+        # an FMI 3.0 array output: one column per element, named as in FMI 2.0
+        parts = ([(f"{name}[{k + 1}]", col[:, k]) for k in range(col.shape[1])]
+                 if col.ndim > 1 else [(name, col)])
+        for part, c in parts:
+            c = np.ascontiguousarray(c)
+            data = c.astype("<f8") if c.dtype.kind == "f" else c.astype("<i8")
+            columns[part] = {
+                "sha256": hashlib.sha256(data.tobytes()).hexdigest(),
+                "rows": int(len(c)),
+                "last": repr(c[-1].item()) if len(c) else None,
+            }
     ih, n = interface_hash(md)
     return {"interface": ih, "variables": n, "columns": columns}
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("record", "check"):
+    if len(sys.argv) != 4 or sys.argv[1] not in ("record", "check", "check-fmi3"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, folder, ref_path = sys.argv[1:]
@@ -88,7 +96,7 @@ def main():
             problems.append(f"{name}: packaged now, not in the record (record it)")
             continue
         r, g = ref[name], got[name]
-        if r["interface"] != g["interface"]:
+        if mode == "check" and r["interface"] != g["interface"]:
             problems.append(f"{name}: its variables changed ({r['variables']} -> "
                             f"{g['variables']} variables, or an attribute)")
         for col in sorted(set(r["columns"]) | set(g["columns"])):
@@ -106,7 +114,8 @@ def main():
     if problems:
         print(f"behaviour: {len(problems)} differences against {ref_path}")
         return 1
-    print(f"behaviour: {len(got)} FMUs, {n_cols} columns bit-identical to {ref_path}")
+    what = " (FMI 3.0)" if mode == "check-fmi3" else ""
+    print(f"behaviour: {len(got)} FMUs{what}, {n_cols} columns bit-identical to {ref_path}")
     return 0
 
 

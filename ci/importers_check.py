@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Our FMUs and SSP systems in OMSimulator and the FMU Compliance Checker.
 
-  ci/importers_check.py fmus DIR REFERENCE.json
-      every *.fmu of DIR:
+  ci/importers_check.py fmus DIR REFERENCE.json [--no-fmucheck]
+      every *.fmu of DIR (FMI 2.0, or FMI 3.0 with --no-fmucheck):
       - fmuCheck.linux64 -k cs over the default experiment: its report must say
         0 Error(s) (its exit code is 0 even with errors);
       - OMSimulator --mode=cs over the default experiment: exit code 0, no error or
@@ -103,7 +103,24 @@ def log_problems(text):
     return [l for l in text.splitlines() if l.startswith(("error:", "warning:"))]
 
 
-def check_fmus(folder, reference, timeout):
+def compliance(name, path, step, stop, tmp, timeout):
+    """The FMU Compliance Checker over the default experiment: its summary."""
+    # the FMU Compliance Checker
+    rc, out, dt_check = run([FMUCHECK, "-k", "cs", "-h", repr(step), "-s", repr(stop),
+                             "-o", "check.csv", "-e", "check.log", path], tmp, timeout)
+    report = open(os.path.join(tmp, "check.log")).read() if os.path.exists(os.path.join(tmp, "check.log")) else ""
+    m = re.search(r"Checker reported:\s*(\d+) Warning\(s\)\s*(\d+) Error\(s\)", report)
+    if rc is None:
+        fail(f"{name}: fmuCheck did not finish within {timeout} s")
+    elif not m:
+        fail(f"{name}: no report from fmuCheck (exit code {rc}): {report[-300:]}")
+    elif int(m.group(2)) != 0:
+        errors = [l for l in report.splitlines() if "[ERROR]" in l or "Error" in l][:5]
+        fail(f"{name}: fmuCheck reports {m.group(2)} errors: {errors}")
+    return f"fmuCheck {m.group(1) if m else '?'} warnings, {m.group(2) if m else '?'} errors ({dt_check:.1f} s)"
+
+
+def check_fmus(folder, reference, timeout, fmucheck=True):
     from fmpy import read_model_description
     ref = json.load(open(reference))
     fmus = sorted(f for f in os.listdir(folder) if f.endswith(".fmu"))
@@ -113,19 +130,8 @@ def check_fmus(folder, reference, timeout):
         e = read_model_description(path).defaultExperiment
         start, stop, step = float(e.startTime or 0.0), float(e.stopTime), float(e.stepSize)
         with tempfile.TemporaryDirectory() as tmp:
-            # the FMU Compliance Checker
-            rc, out, dt_check = run([FMUCHECK, "-k", "cs", "-h", repr(step), "-s", repr(stop),
-                                     "-o", "check.csv", "-e", "check.log", path], tmp, timeout)
-            report = open(os.path.join(tmp, "check.log")).read() if os.path.exists(os.path.join(tmp, "check.log")) else ""
-            m = re.search(r"Checker reported:\s*(\d+) Warning\(s\)\s*(\d+) Error\(s\)", report)
-            if rc is None:
-                fail(f"{name}: fmuCheck did not finish within {timeout} s")
-            elif not m:
-                fail(f"{name}: no report from fmuCheck (exit code {rc}): {report[-300:]}")
-            elif int(m.group(2)) != 0:
-                errors = [l for l in report.splitlines() if "[ERROR]" in l or "Error" in l][:5]
-                fail(f"{name}: fmuCheck reports {m.group(2)} errors: {errors}")
-            checker = f"fmuCheck {m.group(1) if m else '?'} warnings, {m.group(2) if m else '?'} errors ({dt_check:.1f} s)"
+            checker = compliance(name, path, step, stop, tmp, timeout) if fmucheck else \
+                "fmuCheck not run (it reads FMI 1.0 and 2.0)"
 
             # OMSimulator
             if name in SKIP_OMS:
@@ -205,12 +211,14 @@ def main():
     ap.add_argument("--fmus", default=os.path.join(ROOT, "target", "fmu"),
                     help="where the monolithic FMUs are (ssp)")
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--no-fmucheck", action="store_true",
+                    help="fmus: OMSimulator only (FMI 3.0 FMUs: fmuCheck reads FMI 1.0 and 2.0)")
     a = ap.parse_args()
     if not (os.access(OMS, os.X_OK) and os.access(FMUCHECK, os.X_OK)):
         print(f"importers: OMSimulator or fmuCheck not found under {IMPORTERS}: skipped")
         return
     if a.what == "fmus":
-        check_fmus(a.args[0], a.args[1], a.timeout)
+        check_fmus(a.args[0], a.args[1], a.timeout, fmucheck=not a.no_fmucheck)
     else:
         check_ssp(a.args, a.fmus, a.timeout)
     if failures:

@@ -15,8 +15,10 @@
 #      example FMU in libcosim against fmpy (docs/cosimulation.md); a small Dask sweep
 #      (docs/sweeps.md) and the soil export picture; calibration (docs/calibration.md)
 #   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
-#      (ci/behaviour.py); every example FMU under valgrind memcheck (ci/memcheck.sh);
-#      docs/scenario-format.md current with the schema
+#      (ci/behaviour.py); the FMI 3.0 FMUs of every example (docs/fmi3.md) validated,
+#      their interface driven through fmpy, their outputs bit-identical to the same
+#      record, run in OMSimulator; every example FMU under valgrind memcheck
+#      (ci/memcheck.sh); docs/scenario-format.md current with the schema
 #   7. platforms: the Windows and aarch64 Linux runtimes cross-built, every example FMU
 #      with all three run under Wine and qemu, bit-identical to linux64 (docs/platforms.md)
 set -euo pipefail
@@ -106,6 +108,17 @@ step "libcosim: every example FMU, last values against fmpy's"
 
 step "behaviour: every example FMU's outputs bit-identical to ci/reference/behaviour.json"
 .venv/bin/python ci/behaviour.py check target/fmu ci/reference/behaviour.json
+
+step "FMI 3.0: every example packaged with --fmi 3 (arrays) and --fmi 3 --scalars; fmpy validates them and drives the interface (ci/fmi3_check.py); every output bit-identical to the FMI 2.0 record; the scalar layout in OMSimulator"
+n=$(nm -D --defined-only "$so" | grep -c ' T fmi3')
+[ "$n" -eq 75 ] || { echo "expected the 75 fmi3 functions of fmi3Functions.h exported, found $n"; exit 1; }
+target/release/contact-fmu package --fmi 3 examples/*.json -o target/fmu3 --platforms linux64
+target/release/contact-fmu package --fmi 3 --scalars examples/*.json -o target/fmu3-scalars --platforms linux64
+.venv/bin/python ci/fmi3_check.py target/fmu3
+.venv/bin/python ci/fmi3_check.py target/fmu3-scalars --interface bbcc_sphere_drop
+.venv/bin/python ci/behaviour.py check-fmi3 target/fmu3 ci/reference/behaviour.json
+.venv/bin/python ci/behaviour.py check-fmi3 target/fmu3-scalars ci/reference/behaviour.json
+.venv/bin/python ci/importers_check.py fmus target/fmu3-scalars ci/reference/behaviour.json --no-fmucheck
 
 step "memory: every example FMU under valgrind memcheck (instantiate, step, states, reset, free)"
 bash ci/memcheck.sh

@@ -38,6 +38,14 @@ enum Command {
         /// patch.json of `contact-fmu fit` (repeatable, applied in order).
         #[arg(long = "patch", value_name = "PATCH.json")]
         patches: Vec<PathBuf>,
+        /// FMI version: 2 (FMI 2.0 Co-Simulation) or 3 (FMI 3.0 Co-Simulation, vectors
+        /// as arrays; docs/fmi3.md).
+        #[arg(long, default_value = "2", value_parser = parse_fmi)]
+        fmi: packager::FmiVersion,
+        /// With --fmi 3: every vector element a scalar variable of its own (`ball.r[1]`,
+        /// as in FMI 2.0), for importers that read FMI 3.0 without arrays (OMSimulator).
+        #[arg(long)]
+        scalars: bool,
     },
     /// Check scenario files and report every problem with its field path.
     Check {
@@ -56,6 +64,12 @@ enum Command {
         patches: Vec<PathBuf>,
         #[arg(short, long, default_value = "modelDescription")]
         out: PathBuf,
+        /// FMI version of the descriptions: 2 or 3 (as for `package`).
+        #[arg(long, default_value = "2", value_parser = parse_fmi)]
+        fmi: packager::FmiVersion,
+        /// With --fmi 3: the scalar layout (as for `package`).
+        #[arg(long)]
+        scalars: bool,
     },
     /// Package several scenarios as one SSP system (`.ssp`: SystemStructure.ssd and the
     /// FMUs), connected by variable name: an output feeds the input of the same name
@@ -161,6 +175,27 @@ impl RuntimeArgs {
     }
 }
 
+/// `--fmi 2` or `--fmi 3`.
+fn parse_fmi(text: &str) -> Result<packager::FmiVersion, String> {
+    match text.trim() {
+        "2" | "2.0" => Ok(packager::FmiVersion::V2),
+        "3" | "3.0" => Ok(packager::FmiVersion::V3(Default::default())),
+        other => Err(format!("'{other}': the FMI version is 2 or 3")),
+    }
+}
+
+/// `--fmi` with `--scalars`: the FMI 3.0 scalar layout (refused with FMI 2.0).
+fn with_layout(fmi: packager::FmiVersion, scalars: bool) -> Result<packager::FmiVersion, String> {
+    use contact_fmu::cosim::fmi3::Layout;
+    match (fmi, scalars) {
+        (f, false) => Ok(f),
+        (packager::FmiVersion::V3(_), true) => Ok(packager::FmiVersion::V3(Layout::Scalars)),
+        (packager::FmiVersion::V2, true) => {
+            Err("--scalars is for FMI 3.0 FMUs (--fmi 3); FMI 2.0 has only scalars".into())
+        }
+    }
+}
+
 /// When started by `cargo run` and the runtime library is missing, build it (once):
 /// `cargo run` builds only the CLI's package, not the cdylib beside it.
 fn build_runtime_with_cargo() -> bool {
@@ -201,13 +236,16 @@ fn run(cli: Cli) -> Result<(), String> {
             out,
             runtimes,
             patches,
+            fmi,
+            scalars,
         } => {
+            let fmi = with_layout(fmi, scalars)?;
             let runtimes = runtimes.resolve()?;
             eprintln!("platforms: {}", runtimes.names());
             let mut failed = 0;
             for (i, s) in scenarios.iter().enumerate() {
                 let t0 = Instant::now();
-                match packager::package_patched(s, &patches, &out, &runtimes) {
+                match packager::package_fmi(s, &patches, &out, &runtimes, fmi) {
                     Ok(fmu) => eprintln!(
                         "[{}/{}] {} -> {} ({:.0} ms)",
                         i + 1,
@@ -258,11 +296,14 @@ fn run(cli: Cli) -> Result<(), String> {
             scenarios,
             patches,
             out,
+            fmi,
+            scalars,
         } => {
+            let fmi = with_layout(fmi, scalars)?;
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             for s in &scenarios {
                 let sc = scenario::load_patched(s, &patches).map_err(|e| e.to_string())?;
-                let c = packager::contents(&sc, &model_description::timestamp_now());
+                let c = packager::contents_for(&sc, &model_description::timestamp_now(), fmi);
                 let path = out.join(format!("{}.xml", sc.model_identifier));
                 std::fs::write(&path, c.model_description)
                     .map_err(|e| format!("{}: {e}", path.display()))?;

@@ -46,6 +46,9 @@ pub struct Instance {
     pub stop_time: Option<f64>,
     /// Strings handed out by fmi2GetString, valid until the next call.
     pub string_buffer: Vec<CString>,
+    /// Set for an instance made by fmi3InstantiateCoSimulation: the FMI 3.0 view of
+    /// the variables its `fmi3*` calls go through.
+    pub fmi3: Option<Box<crate::fmi3::Fmi3Instance>>,
     /// For the platform tests only: the FMI function (named by the environment
     /// variable `CONTACT_FMU_TEST_PANIC` at fmi2Instantiate) that panics on purpose, to
     /// show that the boundary catches a panic on every platform (ci/platforms.py).
@@ -84,6 +87,7 @@ impl Instance {
             logger,
             stop_time: None,
             string_buffer: vec![],
+            fmi3: None,
             test_panic: std::env::var("CONTACT_FMU_TEST_PANIC").ok(),
         })
     }

@@ -1,5 +1,6 @@
-//! The FMI 2.0 Co-Simulation runtime of contact-fmu: a cdylib exporting the `fmi2*`
-//! C API. Thin: C arguments in, [`contact_fmu::cosim::World`] calls, status codes out.
+//! The FMI 2.0 and 3.0 Co-Simulation runtime of contact-fmu: a cdylib exporting the
+//! `fmi2*` C API and, in [`fmi3`], the `fmi3*` one. Thin: C arguments in,
+//! [`contact_fmu::cosim::World`] calls, status codes out.
 //!
 //! Every exported function checks its pointers, checks the FMI state machine in one
 //! prologue ([`call`]), and catches panics: nothing unwinds into the importer. There
@@ -10,6 +11,7 @@
 #![allow(non_snake_case, clippy::missing_safety_doc)]
 
 pub mod fmi2_types;
+pub mod fmi3;
 pub mod instance;
 pub mod logger;
 pub mod resource_uri;
@@ -36,7 +38,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 
 /// The prologue of every instance function: NULL check, state check, panic guard.
 /// `body` returns a status, or a message for fmi2Error (the instance goes to Error).
-unsafe fn call(
+pub(crate) unsafe fn call(
     c: fmi2Component,
     func: &str,
     allowed: Mask,
@@ -47,11 +49,12 @@ unsafe fn call(
     }
     let inst = &mut *(c as *mut Instance);
     let result = catch_unwind(AssertUnwindSafe(|| {
+        let fmi3 = inst.fmi3.is_some();
         if inst.logger.is_on(Category::Calls) {
             inst.logger.log(
                 FMI2_OK,
                 Category::Calls,
-                &format!("{func} (state {})", inst.state.name()),
+                &format!("{func} (state {})", inst.state.name_in(fmi3)),
             );
         }
         if inst.test_panic.as_deref() == Some(func) {
@@ -60,8 +63,8 @@ unsafe fn call(
         if inst.state as Mask & allowed == 0 {
             inst.error(&format!(
                 "{func}: illegal call sequence: not allowed in state {}, only in {}",
-                inst.state.name(),
-                state_machine::names(allowed)
+                inst.state.name_in(fmi3),
+                state_machine::names_in(allowed, fmi3)
             ));
             inst.state = State::Error;
             return FMI2_ERROR;
@@ -90,7 +93,7 @@ unsafe fn call(
 }
 
 /// A C array as a slice; NULL is fine for length 0.
-unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], String> {
+pub(crate) unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], String> {
     if n == 0 {
         return Ok(&[]);
     }
@@ -100,7 +103,7 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], Str
     Ok(std::slice::from_raw_parts(p, n))
 }
 
-unsafe fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T], String> {
+pub(crate) unsafe fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T], String> {
     if n == 0 {
         return Ok(&mut []);
     }
@@ -110,7 +113,7 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T
     Ok(std::slice::from_raw_parts_mut(p, n))
 }
 
-unsafe fn c_str<'a>(p: fmi2String, what: &str) -> Result<&'a str, String> {
+pub(crate) unsafe fn c_str<'a>(p: fmi2String, what: &str) -> Result<&'a str, String> {
     if p.is_null() {
         return Err(format!("{what} is NULL"));
     }
@@ -259,26 +262,42 @@ pub unsafe extern "C" fn fmi2SetupExperiment(
         "fmi2SetupExperiment",
         allowed::SETUP_EXPERIMENT,
         |inst| {
-            if !startTime.is_finite() {
-                return Err(format!("startTime = {startTime} is not finite"));
-            }
-            if stopTimeDefined != FMI2_FALSE {
-                if !(stopTime.is_finite() && stopTime >= startTime) {
-                    return Err(format!(
-                        "stopTime = {stopTime} must be finite and >= startTime = {startTime}"
-                    ));
-                }
-                inst.stop_time = Some(stopTime);
-            } else {
-                inst.stop_time = None;
-            }
-            inst.world.set_time(startTime);
-            if toleranceDefined != FMI2_FALSE {
-                inst.event(&format!("tolerance {tolerance} ignored: the models step with fixed sub-steps of world.model_step"));
-            }
-            Ok(FMI2_OK)
+            setup_experiment(
+                inst,
+                toleranceDefined != FMI2_FALSE,
+                tolerance,
+                startTime,
+                (stopTimeDefined != FMI2_FALSE).then_some(stopTime),
+            )
         },
     )
+}
+
+/// fmi2SetupExperiment (and the first half of fmi3EnterInitializationMode): the start
+/// time, the stop time if defined; a tolerance is noted and ignored.
+pub(crate) fn setup_experiment(
+    inst: &mut Instance,
+    tolerance_defined: bool,
+    tolerance: f64,
+    start_time: f64,
+    stop_time: Option<f64>,
+) -> Result<fmi2Status, String> {
+    if !start_time.is_finite() {
+        return Err(format!("startTime = {start_time} is not finite"));
+    }
+    if let Some(stop) = stop_time {
+        if !(stop.is_finite() && stop >= start_time) {
+            return Err(format!(
+                "stopTime = {stop} must be finite and >= startTime = {start_time}"
+            ));
+        }
+    }
+    inst.stop_time = stop_time;
+    inst.world.set_time(start_time);
+    if tolerance_defined {
+        inst.event(&format!("tolerance {tolerance} ignored: the models step with fixed sub-steps of world.model_step"));
+    }
+    Ok(FMI2_OK)
 }
 
 #[no_mangle]
@@ -301,27 +320,33 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
         c,
         "fmi2ExitInitializationMode",
         allowed::EXIT_INITIALIZATION_MODE,
-        |inst| {
-            inst.world
-                .exit_initialization()
-                .map_err(|e| e.to_string())?;
-            inst.state = State::StepComplete;
-            inst.event(&format!("initialized at t = {}", inst.world.time()));
-            Ok(FMI2_OK)
-        },
+        exit_initialization,
     )
+}
+
+/// fmi2ExitInitializationMode and fmi3ExitInitializationMode.
+pub(crate) fn exit_initialization(inst: &mut Instance) -> Result<fmi2Status, String> {
+    inst.world
+        .exit_initialization()
+        .map_err(|e| e.to_string())?;
+    inst.state = State::StepComplete;
+    inst.event(&format!("initialized at t = {}", inst.world.time()));
+    Ok(FMI2_OK)
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2Terminate(c: fmi2Component) -> fmi2Status {
-    call(c, "fmi2Terminate", allowed::TERMINATE, |inst| {
-        inst.state = State::Terminated;
-        if let Some(stem) = inst.world.terminate().map_err(|e| e.to_string())? {
-            inst.event(&format!("soil surface exported to {stem}.png/.ply/.json"));
-        }
-        inst.event(&format!("terminated at t = {}", inst.world.time()));
-        Ok(FMI2_OK)
-    })
+    call(c, "fmi2Terminate", allowed::TERMINATE, terminate)
+}
+
+/// fmi2Terminate and fmi3Terminate.
+pub(crate) fn terminate(inst: &mut Instance) -> Result<fmi2Status, String> {
+    inst.state = State::Terminated;
+    if let Some(stem) = inst.world.terminate().map_err(|e| e.to_string())? {
+        inst.event(&format!("soil surface exported to {stem}.png/.ply/.json"));
+    }
+    inst.event(&format!("terminated at t = {}", inst.world.time()));
+    Ok(FMI2_OK)
 }
 
 #[no_mangle]
@@ -520,7 +545,16 @@ pub unsafe extern "C" fn fmi2GetFMUstate(
     c: fmi2Component,
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    call(c, "fmi2GetFMUstate", allowed::FMU_STATE, |inst| {
+    get_fmu_state(c, "fmi2GetFMUstate", FMUstate)
+}
+
+/// fmi2GetFMUstate and fmi3GetFMUState.
+pub(crate) unsafe fn get_fmu_state(
+    c: fmi2Component,
+    func: &str,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
+    call(c, func, allowed::FMU_STATE, |inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
         }
@@ -545,7 +579,16 @@ pub unsafe extern "C" fn fmi2GetFMUstate(
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi2SetFMUstate(c: fmi2Component, FMUstate: fmi2FMUstate) -> fmi2Status {
-    call(c, "fmi2SetFMUstate", allowed::FMU_STATE, |inst| {
+    set_fmu_state(c, "fmi2SetFMUstate", FMUstate)
+}
+
+/// fmi2SetFMUstate and fmi3SetFMUState.
+pub(crate) unsafe fn set_fmu_state(
+    c: fmi2Component,
+    func: &str,
+    FMUstate: fmi2FMUstate,
+) -> fmi2Status {
+    call(c, func, allowed::FMU_STATE, |inst| {
         let s = saved(FMUstate, &inst.guid)?;
         inst.world.restore(&s.dynamic)?;
         inst.state = s.state;
@@ -563,7 +606,16 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(
     c: fmi2Component,
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    call(c, "fmi2FreeFMUstate", allowed::FMU_STATE, |inst| {
+    free_fmu_state(c, "fmi2FreeFMUstate", FMUstate)
+}
+
+/// fmi2FreeFMUstate and fmi3FreeFMUState.
+pub(crate) unsafe fn free_fmu_state(
+    c: fmi2Component,
+    func: &str,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
+    call(c, func, allowed::FMU_STATE, |inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
         }
@@ -582,9 +634,19 @@ pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
     FMUstate: fmi2FMUstate,
     size: *mut usize,
 ) -> fmi2Status {
+    serialized_size(c, "fmi2SerializedFMUstateSize", FMUstate, size)
+}
+
+/// fmi2SerializedFMUstateSize and fmi3SerializedFMUStateSize.
+pub(crate) unsafe fn serialized_size(
+    c: fmi2Component,
+    func: &str,
+    FMUstate: fmi2FMUstate,
+    size: *mut usize,
+) -> fmi2Status {
     call(
         c,
-        "fmi2SerializedFMUstateSize",
+        func,
         allowed::FMU_STATE,
         |inst| {
             if size.is_null() {
@@ -604,13 +666,24 @@ pub unsafe extern "C" fn fmi2SerializeFMUstate(
     serializedState: *mut fmi2Byte,
     size: usize,
 ) -> fmi2Status {
-    call(c, "fmi2SerializeFMUstate", allowed::FMU_STATE, |inst| {
+    serialize(c, "fmi2SerializeFMUstate", FMUstate, serializedState as *mut u8, size)
+}
+
+/// fmi2SerializeFMUstate and fmi3SerializeFMUState.
+pub(crate) unsafe fn serialize(
+    c: fmi2Component,
+    func: &str,
+    FMUstate: fmi2FMUstate,
+    serializedState: *mut u8,
+    size: usize,
+) -> fmi2Status {
+    call(c, func, allowed::FMU_STATE, |inst| {
         let s = saved(FMUstate, &inst.guid)?;
         let bytes = snapshot::encode(&inst.guid, s.state.tag(), &s.dynamic);
         if size < bytes.len() {
             return Err(format!("buffer of {size} bytes is too small: the state needs {} (ask fmi2SerializedFMUstateSize)", bytes.len()));
         }
-        let out = slice_mut(serializedState as *mut u8, bytes.len(), "serializedState")?;
+        let out = slice_mut(serializedState, bytes.len(), "serializedState")?;
         out.copy_from_slice(&bytes);
         Ok(FMI2_OK)
     })
@@ -623,11 +696,22 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     size: usize,
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    call(c, "fmi2DeSerializeFMUstate", allowed::FMU_STATE, |inst| {
+    deserialize(c, "fmi2DeSerializeFMUstate", serializedState as *const u8, size, FMUstate)
+}
+
+/// fmi2DeSerializeFMUstate and fmi3DeserializeFMUState.
+pub(crate) unsafe fn deserialize(
+    c: fmi2Component,
+    func: &str,
+    serializedState: *const u8,
+    size: usize,
+    FMUstate: *mut fmi2FMUstate,
+) -> fmi2Status {
+    call(c, func, allowed::FMU_STATE, |inst| {
         if FMUstate.is_null() {
             return Err("FMUstate is NULL".into());
         }
-        let bytes = slice(serializedState as *const u8, size, "serializedState")?;
+        let bytes = slice(serializedState, size, "serializedState")?;
         let (tag, dynamic) = snapshot::decode(&inst.guid, bytes)?;
         let state = State::from_tag(tag).ok_or_else(|| {
             format!("the serialized FMU state has an unknown FMI state tag {tag}")
@@ -719,7 +803,13 @@ pub unsafe extern "C" fn fmi2DoStep(
     _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
 ) -> fmi2Status {
     call(c, "fmi2DoStep", allowed::DO_STEP, |inst| {
-        let (t, h) = (currentCommunicationPoint, communicationStepSize);
+        step(inst, currentCommunicationPoint, communicationStepSize)
+    })
+}
+
+/// fmi2DoStep and fmi3DoStep: one communication step from `t` by `h`, s.
+pub(crate) fn step(inst: &mut Instance, t: f64, h: f64) -> Result<fmi2Status, String> {
+    {
         if !(h > 0.0 && h.is_finite()) {
             return Err(format!(
                 "communicationStepSize must be > 0 and finite, got {h}"
@@ -754,7 +844,7 @@ pub unsafe extern "C" fn fmi2DoStep(
         } else {
             FMI2_WARNING
         })
-    })
+    }
 }
 
 #[no_mangle]

@@ -26,9 +26,20 @@ pub fn categories_at_instantiate(logging_on: bool) -> [bool; 6] {
     on
 }
 
+/// The FMI 3.0 log callback: `logMessage(instanceEnvironment, status, category,
+/// message)` (not variadic: the message is plain text).
+pub type Fmi3LogMessage =
+    unsafe extern "C" fn(*mut std::os::raw::c_void, fmi2Status, fmi2String, fmi2String);
+
+/// Where messages go: the importer's FMI 2.0 or FMI 3.0 callback.
+enum Callback {
+    Fmi2(fmi2CallbackLogger),
+    Fmi3(Fmi3LogMessage),
+}
+
 /// The logger callback of one instance and which categories are on.
 pub struct Logger {
-    callback: Option<fmi2CallbackLogger>,
+    callback: Option<Callback>,
     environment: fmi2ComponentEnvironment,
     instance_name: CString,
     enabled: [bool; 6],
@@ -43,8 +54,24 @@ impl Logger {
     /// From the importer's callbacks; `logging_on` enables all categories.
     pub fn new(functions: &fmi2CallbackFunctions, instance_name: &str, logging_on: bool) -> Logger {
         Logger {
-            callback: functions.logger,
+            callback: functions.logger.map(Callback::Fmi2),
             environment: functions.componentEnvironment,
+            instance_name: c_text(instance_name),
+            enabled: categories_at_instantiate(logging_on),
+        }
+    }
+
+    /// From the FMI 3.0 `logMessage` callback and `instanceEnvironment` of
+    /// fmi3Instantiate*; `logging_on` as for [`Logger::new`].
+    pub fn fmi3(
+        log_message: Option<Fmi3LogMessage>,
+        environment: *mut std::os::raw::c_void,
+        instance_name: &str,
+        logging_on: bool,
+    ) -> Logger {
+        Logger {
+            callback: log_message.map(Callback::Fmi3),
+            environment,
             instance_name: c_text(instance_name),
             enabled: categories_at_instantiate(logging_on),
         }
@@ -89,7 +116,7 @@ impl Logger {
 
     /// Sends `message` with `status` in `category`, if that category is on.
     pub fn log(&self, status: fmi2Status, category: Category, message: &str) {
-        let Some(callback) = self.callback else {
+        let Some(callback) = &self.callback else {
             return;
         };
         if !self.is_on(category) {
@@ -97,16 +124,21 @@ impl Logger {
         }
         let cat = c_text(LOG_CATEGORIES[category as usize].0);
         let msg = c_text(message);
-        // The message goes through "%s": a '%' in it is never read as a directive.
-        unsafe {
-            callback(
-                self.environment,
-                self.instance_name.as_ptr(),
-                status,
-                cat.as_ptr(),
-                c"%s".as_ptr(),
-                msg.as_ptr(),
-            );
+        match callback {
+            // The message goes through "%s": a '%' in it is never read as a directive.
+            Callback::Fmi2(callback) => unsafe {
+                callback(
+                    self.environment,
+                    self.instance_name.as_ptr(),
+                    status,
+                    cat.as_ptr(),
+                    c"%s".as_ptr(),
+                    msg.as_ptr(),
+                );
+            },
+            Callback::Fmi3(callback) => unsafe {
+                callback(self.environment, status, cat.as_ptr(), msg.as_ptr());
+            },
         }
     }
 }

@@ -31,6 +31,15 @@ impl State {
         }
     }
 
+    /// The state's name in FMI version 3 (`fmi3`) or 2: FMI 3.0 calls the state
+    /// between steps Step Mode.
+    pub fn name_in(self, fmi3: bool) -> &'static str {
+        match self {
+            State::StepComplete if fmi3 => "StepMode",
+            _ => self.name(),
+        }
+    }
+
     /// The byte stored with an FMU state snapshot.
     pub fn tag(self) -> u8 {
         (self as u16).trailing_zeros() as u8
@@ -91,9 +100,14 @@ pub mod allowed {
 
 /// Names of the states in `mask`, for messages.
 pub fn names(mask: Mask) -> String {
+    names_in(mask, false)
+}
+
+/// Names of the states in `mask` in FMI version 3 (`fmi3`) or 2, for messages.
+pub fn names_in(mask: Mask, fmi3: bool) -> String {
     ALL.iter()
         .filter(|s| mask & (**s as Mask) != 0)
-        .map(|s| s.name())
+        .map(|s| s.name_in(fmi3))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -6,6 +6,7 @@ pub mod bodies;
 pub mod capabilities;
 pub mod errors;
 pub mod feedthrough;
+pub mod fmi3;
 pub mod layout;
 pub mod model;
 pub mod references;

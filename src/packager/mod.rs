@@ -10,6 +10,7 @@
 
 pub mod documentation;
 pub mod model_description;
+pub mod model_description3;
 pub mod platforms;
 pub mod ssp;
 
@@ -92,6 +93,17 @@ pub fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, PackageError> {
         })
 }
 
+/// The FMI version an FMU is written for (`contact-fmu package --fmi 2|3`). The same
+/// runtime library serves both: it exports the `fmi2*` and the `fmi3*` functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FmiVersion {
+    /// FMI 2.0 Co-Simulation (the default).
+    #[default]
+    V2,
+    /// FMI 3.0 Co-Simulation, its vectors laid out as arrays or scalars (docs/fmi3.md).
+    V3(crate::cosim::fmi3::Layout),
+}
+
 /// Everything that goes into one FMU, in memory.
 pub struct FmuContents {
     pub scenario: Scenario,
@@ -100,14 +112,25 @@ pub struct FmuContents {
     pub scenario_json: String,
 }
 
-/// Builds the contents of the FMU of `scenario`.
+/// Builds the contents of the FMI 2.0 FMU of `scenario`.
 pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
+    contents_for(scenario, generated_at, FmiVersion::V2)
+}
+
+/// Builds the contents of the FMU of `scenario` for FMI version `fmi`.
+pub fn contents_for(scenario: &Scenario, generated_at: &str, fmi: FmiVersion) -> FmuContents {
     let (table, layout, models) = crate::registry::layout(scenario);
     let deps =
         crate::cosim::feedthrough::resolve(&table, &layout, |k, f| models[k].feedthrough(f));
+    let model_description = match fmi {
+        FmiVersion::V2 => model_description::write(scenario, &table, &deps, generated_at),
+        FmiVersion::V3(layout) => {
+            model_description3::write(scenario, &table, &deps, generated_at, layout)
+        }
+    };
     FmuContents {
         scenario: scenario.clone(),
-        model_description: model_description::write(scenario, &table, &deps, generated_at),
+        model_description,
         documentation: documentation::write(scenario, &table),
         scenario_json: scenario.canonical_json(),
     }
@@ -185,12 +208,27 @@ pub fn package_patched(
     out_dir: &Path,
     runtimes: impl Into<Runtimes>,
 ) -> Result<PathBuf, PackageError> {
+    package_fmi(scenario_path, patches, out_dir, runtimes, FmiVersion::V2)
+}
+
+/// [`package_patched`] for FMI version `fmi`.
+pub fn package_fmi(
+    scenario_path: &Path,
+    patches: &[PathBuf],
+    out_dir: &Path,
+    runtimes: impl Into<Runtimes>,
+    fmi: FmiVersion,
+) -> Result<PathBuf, PackageError> {
     let runtimes: Runtimes = runtimes.into();
     let scenario = check(scenario_path, patches)?;
-    let c = contents(&scenario, &model_description::timestamp_now());
+    let c = contents_for(&scenario, &model_description::timestamp_now(), fmi);
     let mut binaries = vec![];
     for (p, lib) in &runtimes.libraries {
-        let name = format!("binaries/{}/{}.{}", p.folder(), scenario.model_identifier, p.extension());
+        let folder = match fmi {
+            FmiVersion::V2 => p.folder(),
+            FmiVersion::V3(_) => p.tuple(),
+        };
+        let name = format!("binaries/{folder}/{}.{}", scenario.model_identifier, p.extension());
         let bytes = std::fs::read(lib).map_err(io(lib))?;
         p.check_library(&bytes).map_err(|e| PackageError::Io {
             path: lib.display().to_string(),
@@ -218,6 +256,13 @@ pub fn package_patched(
         assets.push((
             format!("resources/{normalized}"),
             std::fs::read(&resolved).map_err(io(&resolved))?,
+        ));
+    }
+    if fmi == FmiVersion::V3(crate::cosim::fmi3::Layout::Scalars) {
+        let layout = crate::cosim::fmi3::Layout::Scalars;
+        assets.push((
+            format!("resources/{}", crate::cosim::fmi3::Layout::RESOURCE),
+            format!("{}\n", layout.as_str()).into_bytes(),
         ));
     }
     std::fs::create_dir_all(out_dir).map_err(io(out_dir))?;

@@ -8,7 +8,7 @@ use crate::scenario::Scenario;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, Event};
 use quick_xml::Writer;
 
-type W = Writer<Vec<u8>>;
+pub(crate) type W = Writer<Vec<u8>>;
 
 pub(crate) fn empty(w: &mut W, name: &str, attrs: &[(&str, String)]) -> std::io::Result<()> {
     let mut e = BytesStart::new(name);
@@ -55,27 +55,7 @@ fn variable(w: &mut W, v: &Variable) -> std::io::Result<()> {
     if let Some(u) = v.unit {
         t.push(("unit", u.to_string()));
     }
-    match v.ty {
-        VarType::Real => {
-            if let Some(min) = v.bounds.min {
-                t.push(("min", real(min)));
-            }
-            if let Some(max) = v.bounds.max {
-                t.push(("max", real(max)));
-            }
-        }
-        // the bounds the setters enforce, as whole numbers (a positive Integer: >= 1)
-        VarType::Integer => {
-            let min = v.bounds.min.map(|m| if v.bounds.positive && m <= 0.0 { m.floor() + 1.0 } else { m.ceil() });
-            if let Some(min) = min.filter(|m| *m >= i32::MIN as f64) {
-                t.push(("min", (min as i64).to_string()));
-            }
-            if let Some(max) = v.bounds.max.filter(|m| *m <= i32::MAX as f64) {
-                t.push(("max", (max.floor() as i64).to_string()));
-            }
-        }
-        _ => {}
-    }
+    t.extend(bounds_attributes(v));
     match &v.start {
         Some(Start::Real(x)) => t.push(("start", real(*x))),
         Some(Start::Integer(x)) => t.push(("start", x.to_string())),
@@ -160,50 +140,9 @@ fn write_into(
         ],
     )?;
 
-    // Only the units the variables use, in the catalogue's order.
-    let used: Vec<&units::UnitDef> = units::UNITS
-        .iter()
-        .filter(|u| table.variables.iter().any(|v| v.unit == Some(u.name)))
-        .collect();
-    if !used.is_empty() {
-        start(w, "UnitDefinitions", &[])?;
-        for u in used {
-            start(w, "Unit", &[("name", u.name.into())])?;
-            let mut exps = vec![];
-            for (k, e) in [("kg", u.kg), ("m", u.m), ("s", u.s), ("rad", u.rad)] {
-                if e != 0 {
-                    exps.push((k, e.to_string()));
-                }
-            }
-            empty(w, "BaseUnit", &exps)?;
-            end(w, "Unit")?;
-        }
-        end(w, "UnitDefinitions")?;
-    }
-
-    start(w, "LogCategories", &[])?;
-    for (name, description) in LOG_CATEGORIES {
-        empty(
-            w,
-            "Category",
-            &[
-                ("name", name.to_string()),
-                ("description", description.to_string()),
-            ],
-        )?;
-    }
-    end(w, "LogCategories")?;
-
-    let e = &s.default_experiment;
-    empty(
-        w,
-        "DefaultExperiment",
-        &[
-            ("startTime", real(e.start_time)),
-            ("stopTime", real(e.stop_time)),
-            ("stepSize", real(e.step_size)),
-        ],
-    )?;
+    unit_definitions(w, table, false)?;
+    log_categories(w)?;
+    default_experiment(w, s)?;
 
     start(w, "ModelVariables", &[])?;
     for v in &table.variables {
@@ -227,6 +166,89 @@ fn write_into(
     }
     end(w, "ModelStructure")?;
     end(w, "fmiModelDescription")
+}
+
+/// `<UnitDefinitions>`: only the units the variables use (and the second, with
+/// `seconds`: FMI 3.0's `time`), in the catalogue's order; none at all when no variable
+/// has a unit.
+pub(crate) fn unit_definitions(w: &mut W, table: &VariableTable, seconds: bool) -> std::io::Result<()> {
+    let used: Vec<&units::UnitDef> = units::UNITS
+        .iter()
+        .filter(|u| (seconds && u.name == "s") || table.variables.iter().any(|v| v.unit == Some(u.name)))
+        .collect();
+    if used.is_empty() {
+        return Ok(());
+    }
+    start(w, "UnitDefinitions", &[])?;
+    for u in used {
+        start(w, "Unit", &[("name", u.name.into())])?;
+        let mut exps = vec![];
+        for (k, e) in [("kg", u.kg), ("m", u.m), ("s", u.s), ("rad", u.rad)] {
+            if e != 0 {
+                exps.push((k, e.to_string()));
+            }
+        }
+        empty(w, "BaseUnit", &exps)?;
+        end(w, "Unit")?;
+    }
+    end(w, "UnitDefinitions")
+}
+
+/// `<LogCategories>`: the runtime's.
+pub(crate) fn log_categories(w: &mut W) -> std::io::Result<()> {
+    start(w, "LogCategories", &[])?;
+    for (name, description) in LOG_CATEGORIES {
+        empty(
+            w,
+            "Category",
+            &[
+                ("name", name.to_string()),
+                ("description", description.to_string()),
+            ],
+        )?;
+    }
+    end(w, "LogCategories")
+}
+
+/// `<DefaultExperiment>` of the scenario.
+pub(crate) fn default_experiment(w: &mut W, s: &Scenario) -> std::io::Result<()> {
+    let e = &s.default_experiment;
+    empty(
+        w,
+        "DefaultExperiment",
+        &[
+            ("startTime", real(e.start_time)),
+            ("stopTime", real(e.stop_time)),
+            ("stepSize", real(e.step_size)),
+        ],
+    )
+}
+
+/// The `min` and `max` attributes of a variable: a Real's bounds, an Integer's as
+/// whole numbers the setters enforce (a positive Integer: >= 1).
+pub(crate) fn bounds_attributes(v: &Variable) -> Vec<(&'static str, String)> {
+    let mut t = vec![];
+    match v.ty {
+        VarType::Real => {
+            if let Some(min) = v.bounds.min {
+                t.push(("min", real(min)));
+            }
+            if let Some(max) = v.bounds.max {
+                t.push(("max", real(max)));
+            }
+        }
+        VarType::Integer => {
+            let min = v.bounds.min.map(|m| if v.bounds.positive && m <= 0.0 { m.floor() + 1.0 } else { m.ceil() });
+            if let Some(min) = min.filter(|m| *m >= i32::MIN as f64) {
+                t.push(("min", (min as i64).to_string()));
+            }
+            if let Some(max) = v.bounds.max.filter(|m| *m <= i32::MAX as f64) {
+                t.push(("max", (max.floor() as i64).to_string()));
+            }
+        }
+        _ => {}
+    }
+    t
 }
 
 /// One `<Unknown>`: its 1-based index and, when listed, its dependencies (each

@@ -46,6 +46,18 @@ impl Platform {
         }
     }
 
+    /// The folder under `binaries/` of an FMI 3.0 FMU: the platform tuple
+    /// `<arch>-<os>` (FMI 3.0, section 2.5.1.1). A `darwin64` runtime goes to
+    /// `x86_64-darwin`.
+    pub fn tuple(self) -> &'static str {
+        match self {
+            Platform::Linux64 => "x86_64-linux",
+            Platform::Win64 => "x86_64-windows",
+            Platform::Aarch64Linux => "aarch64-linux",
+            Platform::Darwin64 => "x86_64-darwin",
+        }
+    }
+
     /// The shared library's file extension.
     pub fn extension(self) -> &'static str {
         match self {

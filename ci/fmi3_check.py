@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Checks the FMI 3.0 FMUs of a folder (`contact-fmu package --fmi 3`) with fmpy:
+
+1. every FMU: `fmpy.validation.validate_fmu` finds no problem (as `fmpy validate`);
+2. on the FMUs named by --interface (default: a free sphere, the SCM rig, TerRA), the
+   FMI 3.0 interface through fmpy's FMU3Slave, as an importer calls it:
+   - arrays: `ball.r` read as 3 values in one call, `time` (value reference 0) is the
+     time, a wrong nValues and a write to `time` are refused with a message naming them;
+   - the state machine: fmi3DoStep before initialization is refused ("illegal call
+     sequence ... Instantiated"), Model Exchange cannot be instantiated;
+   - FMU state: get, serialize, step on, deserialize, set, step again: bit-identical;
+   - fmi3GetNumberOfVariableDependencies / fmi3GetVariableDependencies equal the
+     modelDescription's `<Output>` dependencies for every output;
+   - reset, then a second initialization from the start values: bit-identical;
+   - types this FMU has none of (Float32, Binary, Clock): an empty call is fine, one
+     with a value reference is refused.
+
+The bit-identity of every output against the FMI 2.0 FMUs is ci/behaviour.py's
+`check-fmi3`. Usage: ci/fmi3_check.py DIR [--interface NAME ...]
+Ends with 'fmi3: N passed, M failed'; exit code 1 when anything failed.
+"""
+import argparse
+import glob
+import os
+import shutil
+import tempfile
+from ctypes import byref, c_bool, c_char_p, c_size_t, c_void_p
+
+from fmpy import extract, read_model_description
+from fmpy.fmi1 import FMICallException
+from fmpy.fmi3 import FMU3Slave, fmi3ValueReference, fmi3DependencyKind
+from fmpy.validation import validate_fmu
+
+passed = 0
+failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print(f"  FAIL {what}", flush=True)
+
+
+class Session:
+    """One FMU extracted, with a message log."""
+
+    def __init__(self, path):
+        self.md = read_model_description(path)
+        self.dir = extract(path)
+        self.messages = []
+
+    def slave(self, name="fmi3_check"):
+        s = FMU3Slave(guid=self.md.guid, unzipDirectory=self.dir,
+                      modelIdentifier=self.md.coSimulation.modelIdentifier, instanceName=name)
+        s.instantiate(loggingOn=True, logMessage=self.log)
+        return s
+
+    def log(self, env, status, category, message):
+        self.messages.append(message.decode("utf-8", "replace"))
+
+    def refused(self, call, *needles):
+        """`call` fails with fmi3Error and logs a message containing every needle."""
+        self.messages.clear()
+        try:
+            call()
+            return False
+        except FMICallException:
+            return all(any(n in m for m in self.messages) for n in needles)
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def outputs(md):
+    return [v for v in md.modelVariables if v.causality == "output"]
+
+
+def size(v):
+    n = 1
+    for d in v.dimensions or []:
+        n *= int(d.start)
+    return n
+
+
+def read_all(s, md):
+    """Every output's values after the current step, in one call per type."""
+    got = {}
+    for t, getter in (("Float64", s.getFloat64), ("Int32", s.getInt32), ("Boolean", s.getBoolean)):
+        vs = [v for v in outputs(md) if v.type == t]
+        if vs:
+            got[t] = getter([v.valueReference for v in vs], nValues=sum(size(v) for v in vs))
+    return got
+
+
+def steps(s, md, t, h, n):
+    """n steps of h from t, every output read after each; the time reached and the reads."""
+    reads = []
+    for _ in range(n):
+        s.doStep(t, h)
+        t += h
+        reads.append(read_all(s, md))
+    return t, reads
+
+
+def init(s, md):
+    e = md.defaultExperiment
+    s.enterInitializationMode(startTime=float(e.startTime or 0.0), stopTime=float(e.stopTime))
+    s.exitInitializationMode()
+
+
+def interface(path):
+    name = os.path.basename(path)[:-4]
+    print(f"interface: {name}", flush=True)
+    x = Session(path)
+    md = x.md
+    by_name = {v.name: v for v in md.modelVariables}
+    h = float(md.defaultExperiment.stepSize)
+    try:
+        # the state machine
+        s = x.slave("early")
+        check(x.refused(lambda: s.doStep(0.0, h), "fmi3DoStep", "illegal call sequence", "Instantiated"),
+              f"{name}: fmi3DoStep before initialization refused, naming the state")
+        s.freeInstance()
+        # Model Exchange: not this FMU's; the instantiation returns NULL
+        s = FMU3Slave(guid=md.guid, unzipDirectory=x.dir,
+                      modelIdentifier=md.coSimulation.modelIdentifier, instanceName="me")
+        f = s.dll.fmi3InstantiateModelExchange
+        f.restype = c_void_p
+        f.argtypes = [c_char_p, c_char_p, c_char_p, c_bool, c_bool, c_void_p, c_void_p]
+        check(f(b"me", md.guid.encode(), b"", c_bool(False), c_bool(False), None, None) is None,
+              f"{name}: Model Exchange instantiation returns NULL")
+        s.freeLibrary()
+
+        s = x.slave()
+        init(s, md)
+        # arrays (but in the scalar layout) and time
+        scalars = os.path.exists(os.path.join(x.dir, "resources", "fmi3_layout.txt"))
+        vectors = [v for v in outputs(md) if v.dimensions]
+        bracketed = any("[" in v.name for v in md.modelVariables)
+        check(not vectors if scalars else (bool(vectors) or not bracketed),
+              f"{name}: vectors are {'scalars' if scalars else 'arrays'}")
+        if vectors:
+            v = vectors[0]
+            check(len(s.getFloat64([v.valueReference], nValues=size(v))) == size(v),
+                  f"{name}: {v.name} reads as {size(v)} values in one call")
+            check(x.refused(lambda: s.getFloat64([v.valueReference], nValues=1), "nValues = 1", str(size(v))),
+                  f"{name}: a wrong nValues is refused with the count")
+            s.reset()
+            init(s, md)
+        check(s.getFloat64([0]) == [float(md.defaultExperiment.startTime or 0.0)],
+              f"{name}: value reference 0 is the time")
+        check(x.refused(lambda: s.setFloat64([0], [1.0]), "'time'"),
+              f"{name}: time cannot be set")
+        s.reset()
+        init(s, md)
+        # types it has none of
+        s.getFloat32([], nValues=0)
+        check(x.refused(lambda: s.getFloat32([1], nValues=1), "no Float32 variables"),
+              f"{name}: a Float32 read is refused")
+        s.reset()
+        init(s, md)
+
+        # FMU state round trip through serialization, bit for bit
+        t = float(md.defaultExperiment.startTime or 0.0)
+        for _ in range(20):
+            s.doStep(t, h)
+            t += h
+        state = s.getFMUState()
+        blob = s.serializeFMUState(state)
+        s.freeFMUState(state)
+        t0 = t
+        t, first = steps(s, md, t, h, 20)
+        state = s.deserializeFMUState(blob)
+        s.setFMUState(state)
+        s.freeFMUState(state)
+        t = t0
+        again = []
+        for _ in range(20):
+            _, _, early, last = s.doStep(t, h)
+            t += h
+            again.append(read_all(s, md))
+        check(first == again, f"{name}: a restored, deserialized FMU state continues bit for bit")
+        check(not early and abs(last - t) < 1e-12 * max(1.0, t),
+              f"{name}: fmi3DoStep: no early return, lastSuccessfulTime the step's end")
+
+        # dependencies as declared
+        declared = {u.variable.valueReference: sorted(d.valueReference for d in u.dependencies)
+                    for u in md.outputs if u.dependencies is not None}
+        bad = []
+        for vr, deps in declared.items():
+            n = c_size_t()
+            s.fmi3GetNumberOfVariableDependencies(s.component, fmi3ValueReference(vr), byref(n))
+            k = n.value
+            a, b = (c_size_t * k)(), (c_size_t * k)()
+            ind, kinds = (fmi3ValueReference * k)(), (fmi3DependencyKind * k)()
+            s.fmi3GetVariableDependencies(s.component, fmi3ValueReference(vr), a, ind, b, kinds, k)
+            if sorted(ind) != deps:
+                bad.append((vr, deps, list(ind)))
+        check(not bad, f"{name}: fmi3GetVariableDependencies as in <ModelStructure> ({len(declared)} outputs; {bad[:2]})")
+
+        # reset and a second run from the start values
+        start = float(md.defaultExperiment.startTime or 0.0)
+        s.reset()
+        init(s, md)
+        _, run1 = steps(s, md, start, h, 10)
+        s.terminate()
+        s.freeInstance()
+        s = x.slave("fresh")
+        init(s, md)
+        _, run2 = steps(s, md, start, h, 10)
+        check(run1 == run2, f"{name}: after fmi3Reset the run is that of a fresh instance")
+        s.terminate()
+        s.freeInstance()
+        check(scalars or "ball.r" not in by_name or by_name["ball.r"].dimensions,
+              f"{name}: ball.r is an array")
+    finally:
+        x.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder")
+    ap.add_argument("--interface", nargs="*",
+                    default=["bbcc_sphere_drop", "scm_single_wheel", "terra_single_wheel"])
+    a = ap.parse_args()
+    fmus = sorted(glob.glob(os.path.join(a.folder, "*.fmu")))
+    for path in fmus:
+        problems = validate_fmu(path)
+        check(not problems, f"{os.path.basename(path)}: fmpy validate: {problems[:3]}")
+    print(f"validate: {len(fmus)} FMUs", flush=True)
+    for name in a.interface:
+        path = os.path.join(a.folder, name + ".fmu")
+        if os.path.exists(path):
+            interface(path)
+        else:
+            check(False, f"{path} not found")
+    print(f"fmi3: {passed} passed, {failed} failed")
+    raise SystemExit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
