@@ -2,6 +2,9 @@
 """Checks the FMI 3.0 FMUs of a folder (`contact-fmu package --fmi 3`) with fmpy:
 
 1. every FMU: `fmpy.validation.validate_fmu` finds no problem (as `fmpy validate`);
+   its terminalsAndIcons/terminalsAndIcons.xml is valid against fmpy's FMI 3.0 schema,
+   and every terminal member names a variable of the FMU, a frame's members in and
+   out (docs/fmi3.md, "Terminals");
 2. on the FMUs named by --interface (default: a free sphere, the SCM rig, TerRA), the
    FMI 3.0 interface through fmpy's FMU3Slave, as an importer calls it:
    - arrays: `ball.r` read as 3 values in one call, `time` (value reference 0) is the
@@ -220,6 +223,32 @@ def interface(path):
         x.close()
 
 
+def check_terminals(path):
+    """terminalsAndIcons.xml: valid, every member a variable, each frame both ways."""
+    import zipfile
+    import fmpy
+    from lxml import etree
+    name = os.path.basename(path)
+    with zipfile.ZipFile(path) as z:
+        if "terminalsAndIcons/terminalsAndIcons.xml" not in z.namelist():
+            return 0
+        text = z.read("terminalsAndIcons/terminalsAndIcons.xml")
+    schema = etree.XMLSchema(file=os.path.join(os.path.dirname(fmpy.__file__), "schema", "fmi3",
+                                               "fmi3TerminalsAndIcons.xsd"))
+    doc = etree.fromstring(text)
+    check(schema.validate(doc), f"{name}: terminalsAndIcons.xml against the schema: {schema.error_log}")
+    variables = {v.name: v for v in read_model_description(path).modelVariables}
+    terminals = doc.findall("Terminals/Terminal")
+    for t in terminals:
+        members = t.findall("TerminalMemberVariable")
+        missing = [m.get("variableName") for m in members if m.get("variableName") not in variables]
+        check(not missing, f"{name}: terminal {t.get('name')}: no such variables {missing}")
+        kinds = {variables[m.get("variableName")].causality for m in members
+                 if m.get("variableName") in variables}
+        check({"input", "output"} <= kinds, f"{name}: terminal {t.get('name')} has inputs and outputs ({kinds})")
+    return len(terminals)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder")
@@ -227,10 +256,12 @@ def main():
                     default=["bbcc_sphere_drop", "scm_single_wheel", "terra_single_wheel"])
     a = ap.parse_args()
     fmus = sorted(glob.glob(os.path.join(a.folder, "*.fmu")))
+    terminals = 0
     for path in fmus:
         problems = validate_fmu(path)
         check(not problems, f"{os.path.basename(path)}: fmpy validate: {problems[:3]}")
-    print(f"validate: {len(fmus)} FMUs", flush=True)
+        terminals += check_terminals(path)
+    print(f"validate: {len(fmus)} FMUs, {terminals} terminals", flush=True)
     for name in a.interface:
         path = os.path.join(a.folder, name + ".fmu")
         if os.path.exists(path):

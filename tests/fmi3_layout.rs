@@ -86,3 +86,48 @@ fn the_pile_is_smaller_in_fmi3() {
     // yet (docs/fmi3.md, "Not yet")
     assert!(2 * n3 < n2, "FMI 3.0 {n3} bytes against FMI 2.0 {n2}");
 }
+
+/// The body FMU and the contact FMU of the sphere loop (docs/cosimulation.md) each
+/// describe `ball` as a frame terminal; matched by member name, every member one side
+/// gives is one the other takes: the loop closes in one terminal connection.
+#[test]
+fn the_sphere_loop_connects_by_terminal() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let members = |file: &str| -> Vec<(String, String, String)> {
+        let s = contact_fmu::scenario::load(&dir.join(file)).unwrap();
+        let c = contact_fmu::packager::contents_for(
+            &s,
+            "2026-12-02T00:00:00Z",
+            contact_fmu::packager::FmiVersion::V3(Layout::Arrays),
+        );
+        let (table, _, _) = contact_fmu::registry::layout(&s);
+        let text = c.terminals.expect("a terminals file");
+        assert!(text.contains(r#"<Terminal name="ball" matchingRule="bus""#), "{text}");
+        text.lines()
+            .filter(|l| l.contains("<TerminalMemberVariable"))
+            .map(|l| {
+                let attr = |k: &str| {
+                    let at = l.find(&format!(" {k}=\"")).unwrap() + k.len() + 3;
+                    l[at..at + l[at..].find('"').unwrap()].to_string()
+                };
+                let variable = attr("variableName");
+                let first = table
+                    .variables
+                    .iter()
+                    .find(|v| v.name.starts_with(&format!("{variable}[")))
+                    .unwrap_or_else(|| panic!("{file}: {variable}"));
+                (attr("memberName"), variable, first.causality.as_str().to_string())
+            })
+            .collect()
+    };
+    let body = members("cosim_sphere_body.json");
+    let contact = members("cosim_sphere_contact.json");
+    let names = |m: &[(String, String, String)]| m.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&body), ["r", "q", "v", "w", "f", "t"]);
+    assert_eq!(names(&body), names(&contact));
+    for (b, c) in body.iter().zip(&contact) {
+        assert_ne!(b.2, c.2, "member {}: {} and {} are both {}", b.0, b.1, c.1, b.2);
+    }
+    assert_eq!(body[4].1, "ball.f_ext");
+    assert_eq!(contact[4].1, "ball.f");
+}

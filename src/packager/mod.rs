@@ -13,6 +13,7 @@ pub mod model_description;
 pub mod model_description3;
 pub mod platforms;
 pub mod ssp;
+pub mod terminals;
 
 pub use platforms::{Platform, Runtimes};
 
@@ -108,6 +109,9 @@ pub enum FmiVersion {
 pub struct FmuContents {
     pub scenario: Scenario,
     pub model_description: String,
+    /// FMI 3.0: `terminalsAndIcons/terminalsAndIcons.xml` ([`terminals`]), when a body
+    /// has a frame.
+    pub terminals: Option<String>,
     pub documentation: String,
     pub scenario_json: String,
 }
@@ -122,15 +126,23 @@ pub fn contents_for(scenario: &Scenario, generated_at: &str, fmi: FmiVersion) ->
     let (table, layout, models) = crate::registry::layout(scenario);
     let deps =
         crate::cosim::feedthrough::resolve(&table, &layout, |k, f| models[k].feedthrough(f));
-    let model_description = match fmi {
-        FmiVersion::V2 => model_description::write(scenario, &table, &deps, generated_at),
-        FmiVersion::V3(layout) => {
-            model_description3::write(scenario, &table, &deps, generated_at, layout)
+    let (model_description, terminals) = match fmi {
+        FmiVersion::V2 => (
+            model_description::write(scenario, &table, &deps, generated_at),
+            None,
+        ),
+        FmiVersion::V3(arrays) => {
+            let view = crate::cosim::fmi3::Fmi3View::with_layout(&table, arrays);
+            (
+                model_description3::write(scenario, &table, &deps, generated_at, arrays),
+                terminals::write(&table, &view, &layout.bodies),
+            )
         }
     };
     FmuContents {
         scenario: scenario.clone(),
         model_description,
+        terminals,
         documentation: documentation::write(scenario, &table),
         scenario_json: scenario.canonical_json(),
     }
@@ -333,6 +345,10 @@ fn write_archive(
             0o644,
         ),
     ];
+    let terminals = c
+        .terminals
+        .iter()
+        .map(|t| (terminals::PATH, t.as_bytes(), 0o644));
     let binary_entries = binaries
         .iter()
         .map(|(n, b)| (n.as_str(), b.as_slice(), 0o755));
@@ -343,6 +359,7 @@ fn write_archive(
         .into_iter()
         .chain(binary_entries)
         .chain(tail)
+        .chain(terminals)
         .chain(asset_entries)
     {
         zip.start_file(name, opts.unix_permissions(mode))
