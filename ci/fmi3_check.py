@@ -18,8 +18,14 @@
    - types this FMU has none of (Float32, Binary, Clock): an empty call is fine, one
      with a value reference is refused.
 
+3. with --fuzz N: N random sequences of 60 fmi3 calls per FMU (fixed seed): value
+   references in and out of range, wrong value counts, NULL arrays, steps of any size,
+   calls in any state, states from elsewhere; every call must return (fmi3OK,
+   fmi3Warning, fmi3Discard or fmi3Error), the process must not die, and the instance
+   must still free (the FMI 2.0 fuzzer is tests/fmi_fuzz.rs).
+
 The bit-identity of every output against the FMI 2.0 FMUs is ci/behaviour.py's
-`check-fmi3`. Usage: ci/fmi3_check.py DIR [--interface NAME ...]
+`check-fmi3`. Usage: ci/fmi3_check.py DIR [--interface NAME ...] [--fuzz N]
 Ends with 'fmi3: N passed, M failed'; exit code 1 when anything failed.
 """
 import argparse
@@ -249,11 +255,82 @@ def check_terminals(path):
     return len(terminals)
 
 
+def fuzz(path, sequences, calls, seed):
+    """Random fmi3 call sequences on one FMU; returns the count of calls made."""
+    import random
+    rng = random.Random(f"{seed}:{os.path.basename(path)}")
+    x = Session(path)
+    md = x.md
+    n_vars = len(md.modelVariables)
+    made = 0
+    try:
+        for _ in range(sequences):
+            s = x.slave("fuzz")
+            t = 0.0
+            states = []
+
+            def vrs():
+                return [rng.choice([rng.randrange(n_vars + 3), 0, 2**32 - 1]) for _ in range(rng.randrange(4))]
+
+            def count():
+                return rng.choice([0, 1, 2, 3, 4, 7, 100])
+
+            actions = [
+                lambda: s.getFloat64(vrs(), nValues=count()),
+                lambda: s.setFloat64(vrs(), [rng.choice([0.0, 1.0, -1e300, float("nan"), 0.5])] * count()),
+                lambda: s.getInt32(vrs(), nValues=count()),
+                lambda: s.setInt32(vrs(), [rng.choice([0, 1, -5, 2**31 - 1])] * count()),
+                lambda: s.getBoolean(vrs(), nValues=count()),
+                lambda: s.setBoolean(vrs(), [rng.choice([True, False])] * count()),
+                lambda: s.getString(vrs(), nValues=count()),
+                lambda: s.setString(vrs(), ["x"] * count()),
+                lambda: s.getFloat32(vrs(), nValues=count()),
+                lambda: s.getUInt64(vrs(), nValues=count()),
+                lambda: s.fmi3GetFloat64(s.component, None, rng.randrange(3), None, rng.randrange(3)),
+                lambda: s.fmi3SetFloat64(s.component, None, rng.randrange(3), None, rng.randrange(3)),
+                lambda: s.enterInitializationMode(startTime=t, stopTime=rng.choice([None, t + 1.0, t - 1.0])),
+                lambda: s.exitInitializationMode(),
+                lambda: s.doStep(t, rng.choice([1e-3, 0.0, -1e-3, float("nan"), 1e-2])),
+                lambda: s.doStep(t + rng.choice([0.0, 1.0]), 1e-3),
+                lambda: s.terminate(),
+                lambda: s.reset(),
+                lambda: states.append(s.getFMUState()),
+                lambda: s.setFMUState(rng.choice(states)) if states else None,
+                lambda: s.deserializeFMUState(s.serializeFMUState(rng.choice(states))) if states else None,
+                lambda: s.deserializeFMUState(bytes(rng.randrange(256) for _ in range(rng.randrange(64)))),
+                lambda: s.fmi3GetNumberOfVariableDependencies(s.component, fmi3ValueReference(rng.randrange(n_vars + 3)),
+                                                              byref(c_size_t())),
+                lambda: s.fmi3EnterEventMode(s.component),
+                lambda: s.fmi3EnterConfigurationMode(s.component),
+                lambda: s.setDebugLogging(rng.choice([True, False]), rng.choice([[], ["logAll"], ["nope"]])),
+            ]
+            for _ in range(calls):
+                made += 1
+                try:
+                    rng.choice(actions)()
+                except FMICallException as e:
+                    # an error status is an answer; anything else returned is not
+                    check(any(f"status {k}" in str(e) for k in (1, 2, 3)), f"{path}: {e}")
+                if rng.random() < 0.05:
+                    t += 1e-3
+            for st in states:
+                try:
+                    s.freeFMUState(st)
+                except FMICallException:
+                    pass
+            s.freeInstance()
+    finally:
+        x.close()
+    return made
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder")
     ap.add_argument("--interface", nargs="*",
                     default=["bbcc_sphere_drop", "scm_single_wheel", "terra_single_wheel"])
+    ap.add_argument("--fuzz", type=int, default=0, help="random call sequences per FMU")
+    ap.add_argument("--seed", type=int, default=52)
     a = ap.parse_args()
     fmus = sorted(glob.glob(os.path.join(a.folder, "*.fmu")))
     terminals = 0
@@ -268,6 +345,10 @@ def main():
             interface(path)
         else:
             check(False, f"{path} not found")
+    if a.fuzz:
+        made = sum(fuzz(p, a.fuzz, 60, a.seed) for p in fmus)
+        check(True, "fuzz")
+        print(f"fuzz: {made} random fmi3 calls on {len(fmus)} FMUs, every one answered", flush=True)
     print(f"fmi3: {passed} passed, {failed} failed")
     raise SystemExit(1 if failed else 0)
 

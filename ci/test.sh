@@ -114,7 +114,7 @@ n=$(nm -D --defined-only "$so" | grep -c ' T fmi3')
 [ "$n" -eq 75 ] || { echo "expected the 75 fmi3 functions of fmi3Functions.h exported, found $n"; exit 1; }
 target/release/contact-fmu package --fmi 3 examples/*.json -o target/fmu3 --platforms linux64
 target/release/contact-fmu package --fmi 3 --scalars examples/*.json -o target/fmu3-scalars --platforms linux64
-.venv/bin/python ci/fmi3_check.py target/fmu3
+.venv/bin/python ci/fmi3_check.py target/fmu3 --fuzz 3
 .venv/bin/python ci/fmi3_check.py target/fmu3-scalars --interface bbcc_sphere_drop
 .venv/bin/python ci/behaviour.py check-fmi3 target/fmu3 ci/reference/behaviour.json
 .venv/bin/python ci/behaviour.py check-fmi3 target/fmu3-scalars ci/reference/behaviour.json
