@@ -14,7 +14,8 @@ or added output or a changed variable attribute fails, naming the FMU and the co
 
 `check-fmi3` does the same for FMI 3.0 FMUs (`contact-fmu package --fmi 3`) against
 the FMI 2.0 record: an array output `ball.r` is compared element by element with the
-record's `ball.r[1]`, `ball.r[2]`, ...; the interface hash is not compared (the FMI 3.0
+record's `ball.r[1]`, `ball.r[2]`, ..., a collection's `pile.r` row by row with its
+bodies' (in the order of the scenario's group); the interface hash is not compared (the FMI 3.0
 variables are another layout of the same ones, docs/fmi3.md).
 
 Usage:
@@ -28,6 +29,7 @@ import hashlib
 import json
 import os
 import sys
+import zipfile
 
 import numpy as np
 from fmpy import read_model_description, simulate_fmu
@@ -43,16 +45,41 @@ def interface_hash(md):
     return hashlib.sha256("\n".join(rows).encode()).hexdigest(), len(rows)
 
 
+def collections(path):
+    """The FMU's collections (its scenario's groups): name -> body names in order."""
+    with zipfile.ZipFile(path) as z:
+        scenario = json.loads(z.read("resources/scenario.json"))
+    groups = {}
+    for b in scenario.get("bodies", []):
+        if b.get("group"):
+            groups.setdefault(b["group"], []).append(b["name"])
+    return groups
+
+
+def parts_of(name, col, groups):
+    """An output column as FMI 2.0 columns: a body's array `ball.r` (steps, 3) as
+    `ball.r[1]`..; a collection's array `pile.r` (steps, n, 3) row i as the i-th body's
+    `rock.r[1]`.. (docs/fmi3.md)."""
+    head, _, suffix = name.partition(".")
+    if head in groups and col.ndim > 1:
+        out = []
+        for i, body in enumerate(groups[head]):
+            out += parts_of(f"{body}.{suffix}", col[:, i], {})
+        return out
+    if col.ndim > 1:
+        return [(f"{name}[{k + 1}]", col[:, k]) for k in range(col.shape[1])]
+    return [(name, col)]
+
+
 def fingerprint(path):
     md = read_model_description(path)
     outputs = [v.name for v in md.modelVariables if v.causality == "output"]
     result = simulate_fmu(path, output=outputs, validate=False)
+    groups = collections(path) if md.fmiVersion.startswith("3") else {}
     columns = {}
     for name in result.dtype.names:
-        col = result[name]
         # an FMI 3.0 array output: one column per element, named as in FMI 2.0
-        parts = ([(f"{name}[{k + 1}]", col[:, k]) for k in range(col.shape[1])]
-                 if col.ndim > 1 else [(name, col)])
+        parts = parts_of(name, result[name], groups)
         for part, c in parts:
             c = np.ascontiguousarray(c)
             data = c.astype("<f8") if c.dtype.kind == "f" else c.astype("<i8")

@@ -88,10 +88,19 @@ def outputs(md):
 
 
 def size(v):
+    """Element count: fixed dimensions, and sizes held by a structural parameter."""
     n = 1
     for d in v.dimensions or []:
-        n *= int(d.start)
+        n *= int(d.start) if d.start is not None else int(d.variable.start)
     return n
+
+
+def layout(x):
+    path = os.path.join(x.dir, "resources", "fmi3_layout.txt")
+    if not os.path.exists(path):
+        return "arrays"
+    with open(path) as f:
+        return f.read().strip()
 
 
 def read_all(s, md):
@@ -146,7 +155,7 @@ def interface(path):
         s = x.slave()
         init(s, md)
         # arrays (but in the scalar layout) and time
-        scalars = os.path.exists(os.path.join(x.dir, "resources", "fmi3_layout.txt"))
+        scalars = layout(x) == "scalars"
         vectors = [v for v in outputs(md) if v.dimensions]
         bracketed = any("[" in v.name for v in md.modelVariables)
         check(not vectors if scalars else (bool(vectors) or not bracketed),
@@ -165,6 +174,39 @@ def interface(path):
               f"{name}: time cannot be set")
         s.reset()
         init(s, md)
+        # collections: their sizes as fixed structural parameters, their arrays a row per body
+        sizes = [v for v in md.modelVariables if v.causality == "structuralParameter"]
+        if sizes:
+            n = sizes[0]
+            arrays = [v for v in md.modelVariables
+                      if any(d.valueReference == n.valueReference for d in v.dimensions or [])]
+            check(bool(arrays) and n.type == "UInt64" and n.variability == "fixed",
+                  f"{name}: {n.name} (UInt64, fixed) sizes {len(arrays)} arrays")
+            check(s.getUInt64([n.valueReference], nValues=1) == [int(n.start)],
+                  f"{name}: {n.name} reads {n.start}")
+            a = arrays[0]
+            check(all(len(s.getFloat64([v.valueReference], nValues=size(v))) == size(v)
+                      for v in arrays if v.type == "Float64"),
+                  f"{name}: every collection array reads as rows x columns values in one call")
+            s.reset()
+            s.enterConfigurationMode()
+            s.setUInt64([n.valueReference], [int(n.start)])
+            check(x.refused(lambda: s.setUInt64([n.valueReference], [int(n.start) + 1]),
+                            f"'{n.name}' is {n.start}", "cannot be"),
+                  f"{name}: {n.name} cannot change (the scenario fixes it)")
+            s.reset()
+            s.enterConfigurationMode()
+            s.exitConfigurationMode()
+            check(x.refused(lambda: s.setUInt64([n.valueReference], [int(n.start)]), "ConfigurationMode"),
+                  f"{name}: {n.name} is set in Configuration Mode only")
+            s.reset()
+            init(s, md)
+        else:
+            s.reset()
+            check(x.refused(lambda: s.enterConfigurationMode(), "no structural parameters"),
+                  f"{name}: no Configuration Mode without structural parameters")
+            s.reset()
+            init(s, md)
         # types it has none of
         s.getFloat32([], nValues=0)
         check(x.refused(lambda: s.getFloat32([1], nValues=1), "no Float32 variables"),
@@ -286,6 +328,8 @@ def fuzz(path, sequences, calls, seed):
                 lambda: s.setString(vrs(), ["x"] * count()),
                 lambda: s.getFloat32(vrs(), nValues=count()),
                 lambda: s.getUInt64(vrs(), nValues=count()),
+                lambda: s.setUInt64(vrs(), [rng.choice([0, 1, 3, 500, 2**64 - 1])] * count()),
+                lambda: s.fmi3ExitConfigurationMode(s.component),
                 lambda: s.fmi3GetFloat64(s.component, None, rng.randrange(3), None, rng.randrange(3)),
                 lambda: s.fmi3SetFloat64(s.component, None, rng.randrange(3), None, rng.randrange(3)),
                 lambda: s.enterInitializationMode(startTime=t, stopTime=rng.choice([None, t + 1.0, t - 1.0])),
@@ -328,7 +372,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("folder")
     ap.add_argument("--interface", nargs="*",
-                    default=["bbcc_sphere_drop", "scm_single_wheel", "terra_single_wheel"])
+                    default=["bbcc_sphere_drop", "scm_single_wheel", "terra_single_wheel", "bbcc_rolling"])
     ap.add_argument("--fuzz", type=int, default=0, help="random call sequences per FMU")
     ap.add_argument("--seed", type=int, default=52)
     a = ap.parse_args()

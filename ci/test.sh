@@ -109,14 +109,17 @@ step "libcosim: every example FMU, last values against fmpy's"
 step "behaviour: every example FMU's outputs bit-identical to ci/reference/behaviour.json"
 .venv/bin/python ci/behaviour.py check target/fmu ci/reference/behaviour.json
 
-step "FMI 3.0: every example packaged with --fmi 3 (arrays) and --fmi 3 --scalars; fmpy validates them and drives the interface (ci/fmi3_check.py); every output bit-identical to the FMI 2.0 record; the scalar layout in OMSimulator"
+step "FMI 3.0: every example packaged with --fmi 3 in its three layouts (arrays with collections, arrays per body, scalars); fmpy validates them and drives the interface (ci/fmi3_check.py); every output bit-identical to the FMI 2.0 record; the scalar layout in OMSimulator"
 n=$(nm -D --defined-only "$so" | grep -c ' T fmi3')
 [ "$n" -eq 75 ] || { echo "expected the 75 fmi3 functions of fmi3Functions.h exported, found $n"; exit 1; }
 target/release/contact-fmu package --fmi 3 examples/*.json -o target/fmu3 --platforms linux64
+target/release/contact-fmu package --fmi 3 --layout bodies examples/*.json -o target/fmu3-bodies --platforms linux64
 target/release/contact-fmu package --fmi 3 --scalars examples/*.json -o target/fmu3-scalars --platforms linux64
 .venv/bin/python ci/fmi3_check.py target/fmu3 --fuzz 3
+.venv/bin/python ci/fmi3_check.py target/fmu3-bodies --interface bbcc_rolling
 .venv/bin/python ci/fmi3_check.py target/fmu3-scalars --interface bbcc_sphere_drop
 .venv/bin/python ci/behaviour.py check-fmi3 target/fmu3 ci/reference/behaviour.json
+.venv/bin/python ci/behaviour.py check-fmi3 target/fmu3-bodies ci/reference/behaviour.json
 .venv/bin/python ci/behaviour.py check-fmi3 target/fmu3-scalars ci/reference/behaviour.json
 .venv/bin/python ci/importers_check.py fmus target/fmu3-scalars ci/reference/behaviour.json --no-fmucheck
 

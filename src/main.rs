@@ -42,9 +42,15 @@ enum Command {
         /// as arrays; docs/fmi3.md).
         #[arg(long, default_value = "2", value_parser = parse_fmi)]
         fmi: packager::FmiVersion,
-        /// With --fmi 3: every vector element a scalar variable of its own (`ball.r[1]`,
-        /// as in FMI 2.0), for importers that read FMI 3.0 without arrays (OMSimulator).
-        #[arg(long)]
+        /// With --fmi 3, how vectors are laid out (docs/fmi3.md): `arrays` (a body's
+        /// vectors as arrays, a collection's bodies as one array of rows), `bodies`
+        /// (arrays per body, no collection arrays) or `scalars` (every element a
+        /// variable of its own, `ball.r[1]` as in FMI 2.0, for importers that read FMI
+        /// 3.0 without arrays: OMSimulator).
+        #[arg(long, value_parser = parse_layout)]
+        layout: Option<contact_fmu::cosim::fmi3::Layout>,
+        /// Same as --layout scalars.
+        #[arg(long, conflicts_with = "layout")]
         scalars: bool,
     },
     /// Check scenario files and report every problem with its field path.
@@ -67,8 +73,11 @@ enum Command {
         /// FMI version of the descriptions: 2 or 3 (as for `package`).
         #[arg(long, default_value = "2", value_parser = parse_fmi)]
         fmi: packager::FmiVersion,
-        /// With --fmi 3: the scalar layout (as for `package`).
-        #[arg(long)]
+        /// With --fmi 3: the layout (as for `package`).
+        #[arg(long, value_parser = parse_layout)]
+        layout: Option<contact_fmu::cosim::fmi3::Layout>,
+        /// Same as --layout scalars.
+        #[arg(long, conflicts_with = "layout")]
         scalars: bool,
     },
     /// Package several scenarios as one SSP system (`.ssp`: SystemStructure.ssd and the
@@ -154,7 +163,9 @@ impl RuntimeArgs {
             .runtimes
             .clone()
             .map(|d| ("--runtimes", d))
-            .or_else(|| std::env::var_os("CONTACT_FMU_RUNTIMES").map(|d| ("CONTACT_FMU_RUNTIMES", d.into())));
+            .or_else(|| {
+                std::env::var_os("CONTACT_FMU_RUNTIMES").map(|d| ("CONTACT_FMU_RUNTIMES", d.into()))
+            });
         if let Some((from, d)) = named {
             if !d.is_dir() {
                 return Err(format!("{from} {}: not a folder", d.display()));
@@ -184,15 +195,29 @@ fn parse_fmi(text: &str) -> Result<packager::FmiVersion, String> {
     }
 }
 
-/// `--fmi` with `--scalars`: the FMI 3.0 scalar layout (refused with FMI 2.0).
-fn with_layout(fmi: packager::FmiVersion, scalars: bool) -> Result<packager::FmiVersion, String> {
+fn parse_layout(s: &str) -> Result<contact_fmu::cosim::fmi3::Layout, String> {
+    contact_fmu::cosim::fmi3::Layout::parse(s)
+}
+
+/// `--fmi` with `--layout` (or `--scalars`): the FMI 3.0 layout (refused with FMI 2.0).
+fn with_layout(
+    fmi: packager::FmiVersion,
+    layout: Option<contact_fmu::cosim::fmi3::Layout>,
+    scalars: bool,
+) -> Result<packager::FmiVersion, String> {
     use contact_fmu::cosim::fmi3::Layout;
-    match (fmi, scalars) {
-        (f, false) => Ok(f),
-        (packager::FmiVersion::V3(_), true) => Ok(packager::FmiVersion::V3(Layout::Scalars)),
-        (packager::FmiVersion::V2, true) => {
-            Err("--scalars is for FMI 3.0 FMUs (--fmi 3); FMI 2.0 has only scalars".into())
-        }
+    let layout = if scalars {
+        Some(Layout::Scalars)
+    } else {
+        layout
+    };
+    match (fmi, layout) {
+        (f, None) => Ok(f),
+        (packager::FmiVersion::V3(_), Some(l)) => Ok(packager::FmiVersion::V3(l)),
+        (packager::FmiVersion::V2, Some(_)) => Err(
+            "--layout and --scalars are for FMI 3.0 FMUs (--fmi 3); FMI 2.0 has only scalars"
+                .into(),
+        ),
     }
 }
 
@@ -237,9 +262,10 @@ fn run(cli: Cli) -> Result<(), String> {
             runtimes,
             patches,
             fmi,
+            layout,
             scalars,
         } => {
-            let fmi = with_layout(fmi, scalars)?;
+            let fmi = with_layout(fmi, layout, scalars)?;
             let runtimes = runtimes.resolve()?;
             eprintln!("platforms: {}", runtimes.names());
             let mut failed = 0;
@@ -297,9 +323,10 @@ fn run(cli: Cli) -> Result<(), String> {
             patches,
             out,
             fmi,
+            layout,
             scalars,
         } => {
-            let fmi = with_layout(fmi, scalars)?;
+            let fmi = with_layout(fmi, layout, scalars)?;
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             for s in &scenarios {
                 let sc = scenario::load_patched(s, &patches).map_err(|e| e.to_string())?;

@@ -15,7 +15,7 @@ use crate::logger::{Category, Fmi3LogMessage, Logger};
 use crate::state_machine::{allowed, State};
 use crate::{c_str, call, slice, slice_mut};
 use contact_fmu::cosim::feedthrough;
-use contact_fmu::cosim::fmi3::{type_name, Fmi3Dependencies, Fmi3View, Layout};
+use contact_fmu::cosim::fmi3::{collections, type_name, Fmi3Dependencies, Fmi3View, Layout};
 use contact_fmu::cosim::variables::{Causality, Phase, VarType};
 use std::collections::BTreeSet;
 use std::ffi::CString;
@@ -56,29 +56,34 @@ fn view(inst: &Instance) -> Result<&Fmi3View, String> {
         .ok_or_else(|| "this instance was made by fmi2Instantiate: call the fmi2* functions".into())
 }
 
-
 /// The variable of FMI 3.0 value reference `vr` and type `ty`, or why not.
 fn lookup<'a>(
     view: &'a Fmi3View,
     ty: VarType,
     vr: u32,
 ) -> Result<&'a contact_fmu::cosim::fmi3::Fmi3Variable, String> {
-    view.get(ty, vr).ok_or_else(|| match view.variables.get(vr as usize) {
-        Some(v) => format!(
-            "value reference {vr} is '{}', a {} variable, not a {} one",
-            v.name,
-            type_name(v.ty),
-            type_name(ty)
-        ),
-        None => format!(
-            "no variable has value reference {vr} (this FMU has 0 to {})",
-            view.variables.len() - 1
-        ),
-    })
+    view.get(ty, vr)
+        .ok_or_else(|| match view.variables.get(vr as usize) {
+            Some(v) => format!(
+                "value reference {vr} is '{}', a {} variable, not a {} one",
+                v.name,
+                v.type_name(),
+                type_name(ty)
+            ),
+            None => format!(
+                "no variable has value reference {vr} (this FMU has 0 to {})",
+                view.variables.len() - 1
+            ),
+        })
 }
 
 /// The number of values `vrs` stand for, checked against `n_values`.
-fn count_values(view: &Fmi3View, ty: VarType, vrs: &[u32], n_values: usize) -> Result<usize, String> {
+fn count_values(
+    view: &Fmi3View,
+    ty: VarType,
+    vrs: &[u32],
+    n_values: usize,
+) -> Result<usize, String> {
     let mut n = 0;
     for &vr in vrs {
         let v = lookup(view, ty, vr)?;
@@ -108,15 +113,20 @@ pub unsafe extern "C" fn fmi3SetDebugLogging(
     nCategories: usize,
     categories: *const fmi3String,
 ) -> fmi3Status {
-    call(c, "fmi3SetDebugLogging", allowed::SET_DEBUG_LOGGING, |inst| {
-        let ptrs = slice(categories, nCategories, "categories")?;
-        let mut names = Vec::with_capacity(ptrs.len());
-        for (i, p) in ptrs.iter().enumerate() {
-            names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
-        }
-        inst.logger.set_categories(loggingOn != 0, &names)?;
-        Ok(FMI2_OK)
-    })
+    call(
+        c,
+        "fmi3SetDebugLogging",
+        allowed::SET_DEBUG_LOGGING,
+        |inst| {
+            let ptrs = slice(categories, nCategories, "categories")?;
+            let mut names = Vec::with_capacity(ptrs.len());
+            for (i, p) in ptrs.iter().enumerate() {
+                names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
+            }
+            inst.logger.set_categories(loggingOn != 0, &names)?;
+            Ok(FMI2_OK)
+        },
+    )
 }
 
 // ---------------------------------------------------------------------------------
@@ -167,7 +177,10 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             return fail("instanceName must be a non-empty string".into());
         }
         if eventModeUsed != 0 {
-            return fail("eventModeUsed = true, but this FMU has no event mode (hasEventMode=\"false\")".into());
+            return fail(
+                "eventModeUsed = true, but this FMU has no event mode (hasEventMode=\"false\")"
+                    .into(),
+            );
         }
         let token = match c_str(instantiationToken, "instantiationToken") {
             Ok(g) => g.to_string(),
@@ -184,7 +197,11 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         match Instance::new(&name, &token, &dir, logger()) {
             Ok(mut inst) => {
                 inst.fmi3 = Some(Box::new(Fmi3Instance {
-                    view: Fmi3View::with_layout(inst.world.table(), layout),
+                    view: Fmi3View::with_layout(
+                        inst.world.table(),
+                        layout,
+                        &collections(&inst.scenario),
+                    ),
                     deps: None,
                     refs: vec![],
                 }));
@@ -211,7 +228,13 @@ pub unsafe extern "C" fn fmi3InstantiateModelExchange(
     instanceEnvironment: fmi3InstanceEnvironment,
     logMessage: Option<Fmi3LogMessage>,
 ) -> fmi3Instance {
-    refuse_instantiation(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateModelExchange", "Model Exchange")
+    refuse_instantiation(
+        instanceName,
+        instanceEnvironment,
+        logMessage,
+        "fmi3InstantiateModelExchange",
+        "Model Exchange",
+    )
 }
 
 #[no_mangle]
@@ -227,7 +250,13 @@ pub unsafe extern "C" fn fmi3InstantiateScheduledExecution(
     _lockPreemption: *const c_void,
     _unlockPreemption: *const c_void,
 ) -> fmi3Instance {
-    refuse_instantiation(instanceName, instanceEnvironment, logMessage, "fmi3InstantiateScheduledExecution", "Scheduled Execution")
+    refuse_instantiation(
+        instanceName,
+        instanceEnvironment,
+        logMessage,
+        "fmi3InstantiateScheduledExecution",
+        "Scheduled Execution",
+    )
 }
 
 unsafe fn refuse_instantiation(
@@ -238,7 +267,9 @@ unsafe fn refuse_instantiation(
     kind: &str,
 ) -> fmi3Instance {
     let _ = catch_unwind(AssertUnwindSafe(|| {
-        let name = c_str(instanceName, "instanceName").unwrap_or("?").to_string();
+        let name = c_str(instanceName, "instanceName")
+            .unwrap_or("?")
+            .to_string();
         Logger::fmi3(logMessage, environment, &name, true).log(
             FMI2_ERROR,
             Category::Error,
@@ -297,7 +328,11 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(c: fmi3Instance) -> fmi3Stat
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi3EnterEventMode(c: fmi3Instance) -> fmi3Status {
-    unsupported(c, "fmi3EnterEventMode", "this FMU has no event mode (hasEventMode=\"false\")")
+    unsupported(
+        c,
+        "fmi3EnterEventMode",
+        "this FMU has no event mode (hasEventMode=\"false\")",
+    )
 }
 
 #[no_mangle]
@@ -396,7 +431,11 @@ pub unsafe extern "C" fn fmi3GetInt32(
         nvr,
         values,
         nValues,
-        |inst, refs, out| inst.world.get_integers(refs, out).map_err(|e| e.to_string()),
+        |inst, refs, out| {
+            inst.world
+                .get_integers(refs, out)
+                .map_err(|e| e.to_string())
+        },
         |_| 0,
     )
 }
@@ -470,15 +509,25 @@ pub unsafe extern "C" fn fmi3GetString(
 
 /// The table references of `vrs` (type `ty`), flattened into the instance's scratch,
 /// checked against `n_values`; `time` cannot be set.
-fn flatten(inst: &mut Instance, ty: VarType, vrs: &[u32], n_values: usize) -> Result<Vec<u32>, String> {
-    let fmi3 = inst.fmi3.as_mut().ok_or("this instance was made by fmi2Instantiate: call the fmi2* functions")?;
+fn flatten(
+    inst: &mut Instance,
+    ty: VarType,
+    vrs: &[u32],
+    n_values: usize,
+) -> Result<Vec<u32>, String> {
+    let fmi3 = inst
+        .fmi3
+        .as_mut()
+        .ok_or("this instance was made by fmi2Instantiate: call the fmi2* functions")?;
     count_values(&fmi3.view, ty, vrs, n_values)?;
     let mut refs = std::mem::take(&mut fmi3.refs);
     refs.clear();
     for &r in vrs {
         if r == 0 {
             fmi3.refs = refs;
-            return Err("value reference 0 is 'time', the independent variable: it cannot be set".into());
+            return Err(
+                "value reference 0 is 'time', the independent variable: it cannot be set".into(),
+            );
         }
         refs.extend_from_slice(&fmi3.view.variables[r as usize].refs);
     }
@@ -525,9 +574,16 @@ pub unsafe extern "C" fn fmi3SetFloat64(
     values: *const fmi3Float64,
     nValues: usize,
 ) -> fmi3Status {
-    set_values(c, "fmi3SetFloat64", VarType::Real, vr, nvr, values, nValues, |w, r, v, p| {
-        w.set_reals(r, v, p).map_err(|e| e.to_string())
-    })
+    set_values(
+        c,
+        "fmi3SetFloat64",
+        VarType::Real,
+        vr,
+        nvr,
+        values,
+        nValues,
+        |w, r, v, p| w.set_reals(r, v, p).map_err(|e| e.to_string()),
+    )
 }
 
 #[no_mangle]
@@ -538,9 +594,16 @@ pub unsafe extern "C" fn fmi3SetInt32(
     values: *const fmi3Int32,
     nValues: usize,
 ) -> fmi3Status {
-    set_values(c, "fmi3SetInt32", VarType::Integer, vr, nvr, values, nValues, |w, r, v, p| {
-        w.set_integers(r, v, p).map_err(|e| e.to_string())
-    })
+    set_values(
+        c,
+        "fmi3SetInt32",
+        VarType::Integer,
+        vr,
+        nvr,
+        values,
+        nValues,
+        |w, r, v, p| w.set_integers(r, v, p).map_err(|e| e.to_string()),
+    )
 }
 
 #[no_mangle]
@@ -551,10 +614,19 @@ pub unsafe extern "C" fn fmi3SetBoolean(
     values: *const fmi3Boolean,
     nValues: usize,
 ) -> fmi3Status {
-    set_values(c, "fmi3SetBoolean", VarType::Boolean, vr, nvr, values, nValues, |w, r, v, p| {
-        let v: Vec<bool> = v.iter().map(|&x| x != 0).collect();
-        w.set_booleans(r, &v, p).map_err(|e| e.to_string())
-    })
+    set_values(
+        c,
+        "fmi3SetBoolean",
+        VarType::Boolean,
+        vr,
+        nvr,
+        values,
+        nValues,
+        |w, r, v, p| {
+            let v: Vec<bool> = v.iter().map(|&x| x != 0).collect();
+            w.set_booleans(r, &v, p).map_err(|e| e.to_string())
+        },
+    )
 }
 
 #[no_mangle]
@@ -565,21 +637,40 @@ pub unsafe extern "C" fn fmi3SetString(
     values: *const fmi3String,
     nValues: usize,
 ) -> fmi3Status {
-    set_values(c, "fmi3SetString", VarType::String, vr, nvr, values, nValues, |w, r, v, p| {
-        let v = v
-            .iter()
-            .enumerate()
-            .map(|(i, ptr)| c_str(*ptr, &format!("values[{i}]")).map(str::to_string))
-            .collect::<Result<Vec<_>, _>>()?;
-        w.set_strings(r, &v, p).map_err(|e| e.to_string())
-    })
+    set_values(
+        c,
+        "fmi3SetString",
+        VarType::String,
+        vr,
+        nvr,
+        values,
+        nValues,
+        |w, r, v, p| {
+            let v = v
+                .iter()
+                .enumerate()
+                .map(|(i, ptr)| c_str(*ptr, &format!("values[{i}]")).map(str::to_string))
+                .collect::<Result<Vec<_>, _>>()?;
+            w.set_strings(r, &v, p).map_err(|e| e.to_string())
+        },
+    )
 }
 
 /// A getter or setter of a type this FMU has no variable of: only an empty call is
 /// fine.
-unsafe fn no_such_type(c: fmi3Instance, func: &str, vr: *const fmi3ValueReference, nvr: usize, what: &str) -> fmi3Status {
+unsafe fn no_such_type(
+    c: fmi3Instance,
+    func: &str,
+    vr: *const fmi3ValueReference,
+    nvr: usize,
+    what: &str,
+) -> fmi3Status {
     let get = func.starts_with("fmi3Get");
-    let mask = if get { allowed::GET_VALUES } else { allowed::SET_VALUES };
+    let mask = if get {
+        allowed::GET_VALUES
+    } else {
+        allowed::SET_VALUES
+    };
     call(c, func, mask, |inst| {
         let vrs = slice(vr, nvr, "valueReferences")?;
         match vrs.first() {
@@ -590,7 +681,7 @@ unsafe fn no_such_type(c: fmi3Instance, func: &str, vr: *const fmi3ValueReferenc
                     Some(var) => format!(
                         "value reference {r} is '{}', a {} variable; this FMU has no {what} variables",
                         var.name,
-                        type_name(var.ty)
+                        var.type_name()
                     ),
                     None => format!("no variable has value reference {r}; this FMU has no {what} variables"),
                 })
@@ -632,7 +723,116 @@ absent_type!(fmi3GetInt16, fmi3SetInt16, i16, "Int16");
 absent_type!(fmi3GetUInt16, fmi3SetUInt16, u16, "UInt16");
 absent_type!(fmi3GetUInt32, fmi3SetUInt32, u32, "UInt32");
 absent_type!(fmi3GetInt64, fmi3SetInt64, i64, "Int64");
-absent_type!(fmi3GetUInt64, fmi3SetUInt64, u64, "UInt64");
+
+// ---------------------------------------------------------------------------------
+// Structural parameters: the collections' sizes (UInt64, fixed)
+
+/// The sizes of `vrs`, each a collection's, checked against `n_values`.
+fn sizes(view: &Fmi3View, vrs: &[u32], n_values: usize) -> Result<Vec<u64>, String> {
+    if vrs.len() != n_values {
+        return Err(format!(
+            "nValues = {n_values}, but the {} variable(s) have {} values",
+            vrs.len(),
+            vrs.len()
+        ));
+    }
+    vrs.iter()
+        .map(|&r| {
+            view.count(r).ok_or_else(|| match view.variables.get(r as usize) {
+                Some(v) => format!(
+                    "value reference {r} is '{}', a {} variable, not a UInt64 one (this FMU's UInt64 variables are the collections' sizes)",
+                    v.name,
+                    v.type_name()
+                ),
+                None => format!(
+                    "no variable has value reference {r} (this FMU has 0 to {})",
+                    view.variables.len() - 1
+                ),
+            })
+        })
+        .collect()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fmi3GetUInt64(
+    c: fmi3Instance,
+    vr: *const fmi3ValueReference,
+    nvr: usize,
+    values: *mut u64,
+    nValues: usize,
+) -> fmi3Status {
+    call(c, "fmi3GetUInt64", allowed::GET_STRUCTURAL, |inst| {
+        let vrs = slice(vr, nvr, "valueReferences")?;
+        let out = slice_mut(values, nValues, "values")?;
+        for (o, n) in out.iter_mut().zip(sizes(view(inst)?, vrs, nValues)?) {
+            *o = n;
+        }
+        Ok(FMI2_OK)
+    })
+}
+
+/// A collection's size is fixed by the scenario: setting it to the value it has is
+/// fine, any other is refused (its bodies' shapes, masses and starts are the
+/// scenario's).
+#[no_mangle]
+pub unsafe extern "C" fn fmi3SetUInt64(
+    c: fmi3Instance,
+    vr: *const fmi3ValueReference,
+    nvr: usize,
+    values: *const u64,
+    nValues: usize,
+) -> fmi3Status {
+    call(c, "fmi3SetUInt64", allowed::SET_STRUCTURAL, |inst| {
+        let vrs = slice(vr, nvr, "valueReferences")?;
+        let vals = slice(values, nValues, "values")?;
+        let view = view(inst)?;
+        for ((&r, &n), &v) in vrs.iter().zip(sizes(view, vrs, nValues)?.iter()).zip(vals) {
+            if v != n {
+                return Err(format!(
+                    "'{}' is {n}, the number of bodies the scenario puts in the collection, and cannot be {v}: package a scenario with {v} bodies in it",
+                    view.variables[r as usize].name
+                ));
+            }
+        }
+        Ok(FMI2_OK)
+    })
+}
+
+/// Whether the instance's FMU has structural parameters (collections' sizes).
+fn configurable(inst: &Instance) -> Result<(), String> {
+    if view(inst)?.variables.iter().any(|v| v.count.is_some()) {
+        Ok(())
+    } else {
+        Err("this FMU has no structural parameters to configure".into())
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fmi3EnterConfigurationMode(c: fmi3Instance) -> fmi3Status {
+    call(
+        c,
+        "fmi3EnterConfigurationMode",
+        allowed::ENTER_CONFIGURATION_MODE,
+        |inst| {
+            configurable(inst)?;
+            inst.state = State::ConfigurationMode;
+            Ok(FMI2_OK)
+        },
+    )
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fmi3ExitConfigurationMode(c: fmi3Instance) -> fmi3Status {
+    call(
+        c,
+        "fmi3ExitConfigurationMode",
+        allowed::EXIT_CONFIGURATION_MODE,
+        |inst| {
+            inst.state = State::Instantiated;
+            Ok(FMI2_OK)
+        },
+    )
+}
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi3GetBinary(
@@ -686,7 +886,10 @@ pub unsafe extern "C" fn fmi3SetClock(
 fn dependencies_of(inst: &mut Instance, vr: u32) -> Result<Vec<u32>, String> {
     let init = matches!(inst.state, State::Instantiated | State::InitializationMode);
     let scenario = inst.scenario.clone();
-    let fmi3 = inst.fmi3.as_mut().ok_or("this instance was made by fmi2Instantiate")?;
+    let fmi3 = inst
+        .fmi3
+        .as_mut()
+        .ok_or("this instance was made by fmi2Instantiate")?;
     if fmi3.deps.is_none() {
         let (table, layout, models) = contact_fmu::registry::layout(&scenario);
         let deps = feedthrough::resolve(&table, &layout, |k, f| models[k].feedthrough(f));
@@ -768,7 +971,12 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
         // element index 0 stands for the whole variable
         slice_mut(elementIndicesOfDependent, n, "elementIndicesOfDependent")?.fill(0);
         slice_mut(independents, n, "independents")?.copy_from_slice(&list);
-        slice_mut(elementIndicesOfIndependents, n, "elementIndicesOfIndependents")?.fill(0);
+        slice_mut(
+            elementIndicesOfIndependents,
+            n,
+            "elementIndicesOfIndependents",
+        )?
+        .fill(0);
         slice_mut(dependencyKinds, n, "dependencyKinds")?.fill(FMI3_DEPENDENT);
         Ok(FMI2_OK)
     })
@@ -778,7 +986,10 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
 // FMU state (the same snapshots and serialization as FMI 2.0)
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3GetFMUState(c: fmi3Instance, FMUState: *mut fmi3FMUState) -> fmi3Status {
+pub unsafe extern "C" fn fmi3GetFMUState(
+    c: fmi3Instance,
+    FMUState: *mut fmi3FMUState,
+) -> fmi3Status {
     crate::get_fmu_state(c, "fmi3GetFMUState", FMUState)
 }
 
@@ -788,7 +999,10 @@ pub unsafe extern "C" fn fmi3SetFMUState(c: fmi3Instance, FMUState: fmi3FMUState
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3FreeFMUState(c: fmi3Instance, FMUState: *mut fmi3FMUState) -> fmi3Status {
+pub unsafe extern "C" fn fmi3FreeFMUState(
+    c: fmi3Instance,
+    FMUState: *mut fmi3FMUState,
+) -> fmi3Status {
     crate::free_fmu_state(c, "fmi3FreeFMUState", FMUState)
 }
 
@@ -818,7 +1032,13 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
     size: usize,
     FMUState: *mut fmi3FMUState,
 ) -> fmi3Status {
-    crate::deserialize(c, "fmi3DeserializeFMUState", serializedState, size, FMUState)
+    crate::deserialize(
+        c,
+        "fmi3DeserializeFMUState",
+        serializedState,
+        size,
+        FMUState,
+    )
 }
 
 // ---------------------------------------------------------------------------------
@@ -863,7 +1083,9 @@ pub unsafe extern "C" fn fmi3DoStep(
 
 /// Refuses `func` with `why` (the instance goes to Error, as for any refused call).
 unsafe fn unsupported(c: fmi3Instance, func: &str, why: &str) -> fmi3Status {
-    call(c, func, allowed::FMU_STATE | allowed::GET_VALUES, |_| Err(why.to_string()))
+    call(c, func, allowed::FMU_STATE | allowed::GET_VALUES, |_| {
+        Err(why.to_string())
+    })
 }
 
 macro_rules! refused {
@@ -882,8 +1104,6 @@ const ME_ONLY: &str = "a Model Exchange function; this FMU is Co-Simulation only
 
 refused!(fmi3GetDirectionalDerivative(unknowns: *const u32, nUnknowns: usize, knowns: *const u32, nKnowns: usize, seed: *const f64, nSeed: usize, sensitivity: *mut f64, nSensitivity: usize) => NO_DERIVATIVES);
 refused!(fmi3GetAdjointDerivative(unknowns: *const u32, nUnknowns: usize, knowns: *const u32, nKnowns: usize, seed: *const f64, nSeed: usize, sensitivity: *mut f64, nSensitivity: usize) => NO_DERIVATIVES);
-refused!(fmi3EnterConfigurationMode() => "this FMU has no structural parameters to configure");
-refused!(fmi3ExitConfigurationMode() => "this FMU has no structural parameters to configure");
 refused!(fmi3GetIntervalDecimal(vr: *const u32, nvr: usize, intervals: *mut f64, qualifiers: *mut fmi3IntervalQualifier) => NO_CLOCKS);
 refused!(fmi3GetIntervalFraction(vr: *const u32, nvr: usize, counters: *mut u64, resolutions: *mut u64, qualifiers: *mut fmi3IntervalQualifier) => NO_CLOCKS);
 refused!(fmi3GetShiftDecimal(vr: *const u32, nvr: usize, shifts: *mut f64) => NO_CLOCKS);

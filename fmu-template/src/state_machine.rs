@@ -14,6 +14,8 @@ pub enum State {
     Terminated = 64,
     Error = 128,
     Fatal = 256,
+    /// FMI 3.0 only: between fmi3EnterConfigurationMode and fmi3ExitConfigurationMode.
+    ConfigurationMode = 512,
 }
 
 impl State {
@@ -28,6 +30,7 @@ impl State {
             State::Terminated => "Terminated",
             State::Error => "Error",
             State::Fatal => "Fatal",
+            State::ConfigurationMode => "ConfigurationMode",
         }
     }
 
@@ -51,7 +54,7 @@ impl State {
     }
 }
 
-const ALL: [State; 9] = [
+const ALL: [State; 10] = [
     State::Instantiated,
     State::InitializationMode,
     State::StepComplete,
@@ -61,6 +64,7 @@ const ALL: [State; 9] = [
     State::Terminated,
     State::Error,
     State::Fatal,
+    State::ConfigurationMode,
 ];
 
 /// A set of states.
@@ -75,18 +79,19 @@ const SCA: Mask = State::StepCanceled as Mask;
 const T: Mask = State::Terminated as Mask;
 const E: Mask = State::Error as Mask;
 const F: Mask = State::Fatal as Mask;
+const CFG: Mask = State::ConfigurationMode as Mask;
 
 /// Where each function may be called.
 pub mod allowed {
     use super::*;
-    pub const SET_DEBUG_LOGGING: Mask = I | INIT | SC | SIP | SF | SCA | T | E;
+    pub const SET_DEBUG_LOGGING: Mask = I | INIT | SC | SIP | SF | SCA | T | E | CFG;
     /// Freeing is always possible, also after a fatal error: nothing else is left to do.
-    pub const FREE_INSTANCE: Mask = I | INIT | SC | SF | SCA | T | E | F;
+    pub const FREE_INSTANCE: Mask = I | INIT | SC | SF | SCA | T | E | F | CFG;
     pub const SETUP_EXPERIMENT: Mask = I;
     pub const ENTER_INITIALIZATION_MODE: Mask = I;
     pub const EXIT_INITIALIZATION_MODE: Mask = INIT;
     pub const TERMINATE: Mask = SC | SF | SCA;
-    pub const RESET: Mask = I | INIT | SC | SF | SCA | T | E;
+    pub const RESET: Mask = I | INIT | SC | SF | SCA | T | E | CFG;
     pub const GET_VALUES: Mask = INIT | SC | SF | SCA | T | E;
     pub const SET_VALUES: Mask = I | INIT | SC;
     pub const FMU_STATE: Mask = I | INIT | SC | SF | SCA | T | E;
@@ -96,6 +101,13 @@ pub mod allowed {
     pub const DO_STEP: Mask = SC;
     pub const CANCEL_STEP: Mask = SIP;
     pub const GET_STATUS: Mask = SC | SIP | SF | SCA | T;
+    /// FMI 3.0 configuration of structural parameters (FMI 3.0 section 2.3.2).
+    pub const ENTER_CONFIGURATION_MODE: Mask = I;
+    pub const EXIT_CONFIGURATION_MODE: Mask = CFG;
+    /// A structural parameter of variability fixed: read anywhere values are, and in
+    /// Instantiated and Configuration Mode; set in Configuration Mode only.
+    pub const GET_STRUCTURAL: Mask = GET_VALUES | I | CFG;
+    pub const SET_STRUCTURAL: Mask = CFG;
 }
 
 /// Names of the states in `mask`, for messages.

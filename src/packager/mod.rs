@@ -124,18 +124,18 @@ pub fn contents(scenario: &Scenario, generated_at: &str) -> FmuContents {
 /// Builds the contents of the FMU of `scenario` for FMI version `fmi`.
 pub fn contents_for(scenario: &Scenario, generated_at: &str, fmi: FmiVersion) -> FmuContents {
     let (table, layout, models) = crate::registry::layout(scenario);
-    let deps =
-        crate::cosim::feedthrough::resolve(&table, &layout, |k, f| models[k].feedthrough(f));
+    let deps = crate::cosim::feedthrough::resolve(&table, &layout, |k, f| models[k].feedthrough(f));
     let (model_description, terminals) = match fmi {
         FmiVersion::V2 => (
             model_description::write(scenario, &table, &deps, generated_at),
             None,
         ),
         FmiVersion::V3(arrays) => {
-            let view = crate::cosim::fmi3::Fmi3View::with_layout(&table, arrays);
+            let collections = crate::cosim::fmi3::collections(scenario);
+            let view = crate::cosim::fmi3::Fmi3View::with_layout(&table, arrays, &collections);
             (
                 model_description3::write(scenario, &table, &deps, generated_at, arrays),
-                terminals::write(&table, &view, &layout.bodies),
+                terminals::write(&table, &view, &layout.bodies, &collections),
             )
         }
     };
@@ -240,7 +240,11 @@ pub fn package_fmi(
             FmiVersion::V2 => p.folder(),
             FmiVersion::V3(_) => p.tuple(),
         };
-        let name = format!("binaries/{folder}/{}.{}", scenario.model_identifier, p.extension());
+        let name = format!(
+            "binaries/{folder}/{}.{}",
+            scenario.model_identifier,
+            p.extension()
+        );
         let bytes = std::fs::read(lib).map_err(io(lib))?;
         p.check_library(&bytes).map_err(|e| PackageError::Io {
             path: lib.display().to_string(),
@@ -270,8 +274,7 @@ pub fn package_fmi(
             std::fs::read(&resolved).map_err(io(&resolved))?,
         ));
     }
-    if fmi == FmiVersion::V3(crate::cosim::fmi3::Layout::Scalars) {
-        let layout = crate::cosim::fmi3::Layout::Scalars;
+    if let FmiVersion::V3(layout) = fmi {
         assets.push((
             format!("resources/{}", crate::cosim::fmi3::Layout::RESOURCE),
             format!("{}\n", layout.as_str()).into_bytes(),

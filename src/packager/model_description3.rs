@@ -10,7 +10,7 @@ use super::model_description::{
 };
 use crate::cosim::capabilities::CAPABILITIES;
 use crate::cosim::feedthrough::Dependencies;
-use crate::cosim::fmi3::{type_name, Fmi3Variable, Fmi3View, Layout};
+use crate::cosim::fmi3::{collections, Dimension, Fmi3Variable, Fmi3View, Layout};
 use crate::cosim::variables::{Causality, Start, VarType, Variable, VariableTable};
 use crate::scenario::Scenario;
 use quick_xml::events::{BytesDecl, Event};
@@ -32,7 +32,22 @@ fn start_text(s: &Start) -> String {
 }
 
 fn variable(w: &mut W, table: &VariableTable, v: &Fmi3Variable) -> std::io::Result<()> {
-    let tag = type_name(v.ty);
+    let tag = v.type_name();
+    if let Some(n) = v.count {
+        // a collection's size: fixed by the scenario (FMI 3.0 section 2.4.7.3)
+        return empty(
+            w,
+            tag,
+            &[
+                ("name", v.name.clone()),
+                ("valueReference", v.vr.to_string()),
+                ("description", v.description.clone()),
+                ("causality", "structuralParameter".into()),
+                ("variability", "fixed".into()),
+                ("start", n.to_string()),
+            ],
+        );
+    }
     if v.members.is_empty() {
         // the independent variable
         return empty(
@@ -57,7 +72,10 @@ fn variable(w: &mut W, table: &VariableTable, v: &Fmi3Variable) -> std::io::Resu
         ("variability", first.variability.as_str().to_string()),
     ];
     // FMI 3.0 allows no initial on inputs (their start is exact)
-    if let Some(i) = first.initial.filter(|_| first.causality != Causality::Input) {
+    if let Some(i) = first
+        .initial
+        .filter(|_| first.causality != Causality::Input)
+    {
         attrs.push(("initial", i.as_str().to_string()));
     }
     if let Some(u) = first.unit {
@@ -74,7 +92,7 @@ fn variable(w: &mut W, table: &VariableTable, v: &Fmi3Variable) -> std::io::Resu
         let text: Vec<String> = starts.iter().map(|s| start_text(s)).collect();
         attrs.push(("start", text.join(" ")));
     }
-    let children = v.array || (string && !starts.is_empty());
+    let children = v.is_array() || (string && !starts.is_empty());
     if !children {
         return empty(w, tag, &attrs);
     }
@@ -84,8 +102,11 @@ fn variable(w: &mut W, table: &VariableTable, v: &Fmi3Variable) -> std::io::Resu
             empty(w, "Start", &[("value", start_text(s))])?;
         }
     }
-    if v.array {
-        empty(w, "Dimension", &[("start", v.members.len().to_string())])?;
+    for d in &v.dims {
+        match d {
+            Dimension::Fixed(n) => empty(w, "Dimension", &[("start", n.to_string())])?,
+            Dimension::Count(vr) => empty(w, "Dimension", &[("valueReference", vr.to_string())])?,
+        }
     }
     end(w, tag)
 }
@@ -116,7 +137,7 @@ fn write_into(
     generated_at: &str,
     layout: Layout,
 ) -> std::io::Result<()> {
-    let view = Fmi3View::with_layout(table, layout);
+    let view = Fmi3View::with_layout(table, layout, &collections(s));
     w.write_event(Event::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))?;
     start(
         w,

@@ -10,9 +10,11 @@
 //! gives its pose and velocities out and takes its external load in (`f_ext`, `t_ext`
 //! as members `f`, `t`). Matched by member name (`matchingRule="bus"`): the frame of a
 //! body FMU and the frame of a contact FMU close the loop of docs/cosimulation.md.
+//! The bodies of a collection laid out as collection arrays are one terminal named
+//! after the collection, its members those arrays (a row per body).
 
 use super::model_description::{empty, end, start, W};
-use crate::cosim::fmi3::Fmi3View;
+use crate::cosim::fmi3::{Collection, Fmi3View};
 use crate::cosim::references::BodyVrs;
 use crate::cosim::variables::{Causality, VariableTable};
 use quick_xml::events::{BytesDecl, Event};
@@ -38,10 +40,30 @@ const MEMBERS: [(&str, &[&str]); 6] = [
 
 /// The terminals of the bodies `bodies` over the FMI 3.0 variables `view` of `table`,
 /// or None when no body has a frame variable.
-pub fn write(table: &VariableTable, view: &Fmi3View, bodies: &[BodyVrs]) -> Option<String> {
+pub fn write(
+    table: &VariableTable,
+    view: &Fmi3View,
+    bodies: &[BodyVrs],
+    collections: &[Collection],
+) -> Option<String> {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    // the bodies, and the collections whose bodies' frames are collection arrays
+    let mut owners: Vec<(String, String)> = bodies
+        .iter()
+        .map(|b| {
+            let text = format!("body '{}' as a mechanical frame", b.name);
+            (b.name.clone(), text)
+        })
+        .collect();
+    owners.extend(collections.iter().map(|c| {
+        let text = format!(
+            "the bodies of collection '{}' as mechanical frames, a row each ({}.count rows)",
+            c.name, c.name
+        );
+        (c.name.clone(), text)
+    }));
     // Writing into a Vec cannot fail.
-    let any = write_into(&mut w, table, view, bodies).expect("XML into memory");
+    let any = write_into(&mut w, table, view, &owners).expect("XML into memory");
     any.then(|| {
         let mut text = String::from_utf8(w.into_inner()).expect("XML is UTF-8");
         text.push('\n');
@@ -49,11 +71,12 @@ pub fn write(table: &VariableTable, view: &Fmi3View, bodies: &[BodyVrs]) -> Opti
     })
 }
 
+/// The terminals of `owners` (name, description head) that have frame variables.
 fn write_into(
     w: &mut W,
     table: &VariableTable,
     view: &Fmi3View,
-    bodies: &[BodyVrs],
+    owners: &[(String, String)],
 ) -> std::io::Result<bool> {
     let by_name: HashMap<&str, usize> = view
         .variables
@@ -65,13 +88,13 @@ fn write_into(
     start(w, "fmiTerminalsAndIcons", &[("fmiVersion", "3.0".into())])?;
     start(w, "Terminals", &[])?;
     let mut any = false;
-    for b in bodies {
+    for (owner, what) in owners {
         // (member name, variable name) of each member the body has: one array, or
         // its elements where the layout keeps them scalars
         let mut members = vec![];
         for (member, candidates) in MEMBERS {
             let found = candidates.iter().find_map(|c| {
-                let name = format!("{}.{c}", b.name);
+                let name = format!("{owner}.{c}");
                 if by_name.contains_key(&name[..]) {
                     return Some(vec![(member.to_string(), name)]);
                 }
@@ -97,14 +120,13 @@ fn write_into(
             w,
             "Terminal",
             &[
-                ("name", b.name.clone()),
+                ("name", owner.clone()),
                 ("matchingRule", "bus".into()),
                 ("terminalKind", FRAME_KIND.into()),
                 (
                     "description",
                     format!(
-                        "body '{}' as a mechanical frame: r, q, v, w (pose and velocities, world) and f, t (force and torque about the body origin, world)",
-                        b.name
+                        "{what}: r, q, v, w (pose and velocities, world) and f, t (force and torque about the body origin, world)"
                     ),
                 ),
             ],
