@@ -17,7 +17,7 @@
 #   6. behaviour unchanged: every example's outputs bit-identical to ci/reference/
 #      (ci/behaviour.py); the FMI 3.0 FMUs of every example (docs/fmi3.md) validated,
 #      their interface driven through fmpy, their outputs bit-identical to the same
-#      record, run in OMSimulator; every example FMU under valgrind memcheck
+#      record, run in OMSimulator; every example FMU (2.0 and 3.0) under valgrind memcheck
 #      (ci/memcheck.sh); docs/scenario-format.md current with the schema
 #   7. platforms: the Windows and aarch64 Linux runtimes cross-built, every example FMU
 #      with all three run under Wine and qemu, bit-identical to linux64 (docs/platforms.md)
@@ -123,7 +123,7 @@ target/release/contact-fmu package --fmi 3 --scalars examples/*.json -o target/f
 .venv/bin/python ci/behaviour.py check-fmi3 target/fmu3-scalars ci/reference/behaviour.json
 .venv/bin/python ci/importers_check.py fmus target/fmu3-scalars ci/reference/behaviour.json --no-fmucheck
 
-step "memory: every example FMU under valgrind memcheck (instantiate, step, states, reset, free)"
+step "memory: every example FMU, FMI 2.0 and 3.0, under valgrind memcheck (instantiate, step, states, reset, free)"
 bash ci/memcheck.sh
 
 step "platforms: win64 and aarch64-linux runtimes cross-built (ci/cross.sh), every example packaged with all three, run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
