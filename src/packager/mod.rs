@@ -12,6 +12,7 @@ pub mod documentation;
 pub mod model_description;
 pub mod model_description3;
 pub mod platforms;
+pub mod runtime_cache;
 pub mod ssp;
 pub mod terminals;
 
@@ -250,7 +251,12 @@ pub fn package_fmi(
             path: lib.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        binaries.push((name, bytes));
+        let zipped =
+            runtime_cache::deflated(&bytes, out_dir).map_err(|source| PackageError::Zip {
+                path: lib.display().to_string(),
+                source,
+            })?;
+        binaries.push((name, zipped));
     }
     // Assets go to resources/ under the path the scenario gives (validated to stay inside
     // the scenario's folder), so the runtime resolves them the same way.
@@ -317,6 +323,8 @@ pub fn package_fmi(
     Ok(fmu_path)
 }
 
+/// Writes the FMU archive `path`: `binaries` are (entry name, the runtime deflated by
+/// [`runtime_cache::deflated`]), copied in as they are; the rest is deflated here.
 fn write_archive(
     path: &Path,
     c: &FmuContents,
@@ -352,22 +360,24 @@ fn write_archive(
         .terminals
         .iter()
         .map(|t| (terminals::PATH, t.as_bytes(), 0o644));
-    let binary_entries = binaries
-        .iter()
-        .map(|(n, b)| (n.as_str(), b.as_slice(), 0o755));
     let asset_entries = assets
         .iter()
         .map(|(n, b)| (n.as_str(), b.as_slice(), 0o644));
-    for (name, bytes, mode) in head
-        .into_iter()
-        .chain(binary_entries)
-        .chain(tail)
-        .chain(terminals)
-        .chain(asset_entries)
-    {
+    let deflate = |zip: &mut zip::ZipWriter<std::fs::File>,
+                   (name, bytes, mode): (&str, &[u8], u32)| {
         zip.start_file(name, opts.unix_permissions(mode))
             .map_err(zerr)?;
-        zip.write_all(bytes).map_err(io(path))?;
+        zip.write_all(bytes).map_err(io(path))
+    };
+    // the description first, then the binaries (copied as deflated once), then the rest
+    for entry in head {
+        deflate(&mut zip, entry)?;
+    }
+    for (name, zipped) in binaries {
+        runtime_cache::copy_into(&mut zip, zipped, name).map_err(zerr)?;
+    }
+    for entry in tail.into_iter().chain(terminals).chain(asset_entries) {
+        deflate(&mut zip, entry)?;
     }
     zip.finish().map_err(zerr)?;
     Ok(())

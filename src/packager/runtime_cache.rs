@@ -1,0 +1,133 @@
+//! The runtime libraries deflated once, copied into every FMU as they are.
+//!
+//! Deflating a 2-7 MB runtime library was nine tenths of packaging a scenario (perf,
+//! issue 54). Each library is deflated once into a one-entry zip under
+//! `<out_dir>/.runtime-cache/<SHA-256 of the library>.zip`, with the options the
+//! archive writer uses for binaries (deflated, fixed timestamp, mode 755); packaging
+//! copies that entry's compressed bytes into the FMU (`raw_copy_file_rename`), so the
+//! FMU's entry is the one a fresh deflate would write. The key is the library's
+//! content: a rebuilt runtime is deflated anew. The cache is written next to the
+//! target and renamed, so packaging processes running side by side (a Dask sweep into
+//! one folder) never read half a file; where the folder cannot be written, the entry
+//! is deflated in memory for this FMU only.
+
+use sha2::{Digest, Sha256};
+use std::io::{Cursor, Write};
+use std::path::Path;
+
+/// The folder under the output folder that holds the deflated runtimes.
+pub const DIR: &str = ".runtime-cache";
+
+/// The name of the one entry of a cached zip.
+const ENTRY: &str = "runtime";
+
+/// The entry options of a binary in an FMU (also what the cached entry carries).
+pub fn binary_options() -> zip::write::SimpleFileOptions {
+    zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
+        .unix_permissions(0o755)
+}
+
+/// A one-entry zip (in memory) whose entry is `library` deflated.
+fn deflate(library: &[u8]) -> zip::result::ZipResult<Vec<u8>> {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    zip.start_file(ENTRY, binary_options())?;
+    zip.write_all(library)?;
+    Ok(zip.finish()?.into_inner())
+}
+
+/// Whether `zipped` is a readable one-entry zip of `len` bytes uncompressed.
+fn holds(zipped: &[u8], len: usize) -> bool {
+    zip::ZipArchive::new(Cursor::new(zipped))
+        .and_then(|mut a| {
+            a.by_index_raw(0)
+                .map(|f| f.size() == len as u64 && f.name() == ENTRY)
+        })
+        .unwrap_or(false)
+}
+
+/// The one-entry zip of `library` deflated: from `<out_dir>/.runtime-cache/` when it
+/// is there, else made (and stored there when the folder can be written).
+pub fn deflated(library: &[u8], out_dir: &Path) -> zip::result::ZipResult<Vec<u8>> {
+    let key = format!("{:x}", Sha256::digest(library));
+    let dir = out_dir.join(DIR);
+    let path = dir.join(format!("{key}.zip"));
+    if let Ok(bytes) = std::fs::read(&path) {
+        if holds(&bytes, library.len()) {
+            return Ok(bytes);
+        }
+    }
+    let bytes = deflate(library)?;
+    // best effort: a cache that cannot be written costs speed, not the FMU
+    let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+    let stored = std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&tmp, &bytes))
+        .and_then(|_| std::fs::rename(&tmp, &path));
+    if stored.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    Ok(bytes)
+}
+
+/// Copies the entry of `zipped` (from [`deflated`]) into `zip` as `name`, as it is.
+pub fn copy_into<W: Write + std::io::Seek>(
+    zip: &mut zip::ZipWriter<W>,
+    zipped: &[u8],
+    name: &str,
+) -> zip::result::ZipResult<()> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(zipped))?;
+    let entry = archive.by_index_raw(0)?;
+    zip.raw_copy_file_rename(entry, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+
+    #[test]
+    fn a_cached_runtime_reads_back_and_is_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let library: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        let first = deflated(&library, dir.path()).unwrap();
+        let cached = std::fs::read_dir(dir.path().join(DIR)).unwrap().count();
+        assert_eq!(cached, 1);
+        assert_eq!(deflated(&library, dir.path()).unwrap(), first);
+        // a truncated cache file is made anew
+        let file = std::fs::read_dir(dir.path().join(DIR))
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        std::fs::write(&file, &first[..first.len() / 2]).unwrap();
+        assert_eq!(deflated(&library, dir.path()).unwrap(), first);
+        // copied into an archive, it reads back as the library, with mode 755
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        copy_into(&mut zip, &first, "binaries/linux64/x.so").unwrap();
+        let bytes = zip.finish().unwrap().into_inner();
+        let mut a = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
+        let mut f = a.by_name("binaries/linux64/x.so").unwrap();
+        assert_eq!(f.unix_mode().map(|m| m & 0o777), Some(0o755));
+        let mut back = vec![];
+        f.read_to_end(&mut back).unwrap();
+        assert_eq!(back, library);
+        // another library: another entry
+        let other = deflated(&library[1..], dir.path()).unwrap();
+        assert_ne!(other, first);
+        assert_eq!(std::fs::read_dir(dir.path().join(DIR)).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn an_unwritable_cache_still_packages() {
+        let dir = tempfile::tempdir().unwrap();
+        // the cache folder's place taken by a file
+        std::fs::write(dir.path().join(DIR), b"not a folder").unwrap();
+        let library = vec![7u8; 10_000];
+        let z = deflated(&library, dir.path()).unwrap();
+        assert!(holds(&z, library.len()));
+    }
+}
