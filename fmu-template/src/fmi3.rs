@@ -113,19 +113,12 @@ pub unsafe extern "C" fn fmi3SetDebugLogging(
     nCategories: usize,
     categories: *const fmi3String,
 ) -> fmi3Status {
-    call(
+    crate::set_debug_logging(
         c,
         "fmi3SetDebugLogging",
-        allowed::SET_DEBUG_LOGGING,
-        |inst| {
-            let ptrs = slice(categories, nCategories, "categories")?;
-            let mut names = Vec::with_capacity(ptrs.len());
-            for (i, p) in ptrs.iter().enumerate() {
-                names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
-            }
-            inst.logger.set_categories(loggingOn != 0, &names)?;
-            Ok(FMI2_OK)
-        },
+        loggingOn != 0,
+        nCategories,
+        categories,
     )
 }
 

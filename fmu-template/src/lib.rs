@@ -142,21 +142,33 @@ pub unsafe extern "C" fn fmi2SetDebugLogging(
     nCategories: usize,
     categories: *const fmi2String,
 ) -> fmi2Status {
-    call(
+    set_debug_logging(
         c,
         "fmi2SetDebugLogging",
-        allowed::SET_DEBUG_LOGGING,
-        |inst| {
-            let ptrs = slice(categories, nCategories, "categories")?;
-            let mut names = Vec::with_capacity(ptrs.len());
-            for (i, p) in ptrs.iter().enumerate() {
-                names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
-            }
-            inst.logger
-                .set_categories(loggingOn != FMI2_FALSE, &names)?;
-            Ok(FMI2_OK)
-        },
+        loggingOn != FMI2_FALSE,
+        nCategories,
+        categories,
     )
+}
+
+/// fmi2SetDebugLogging and fmi3SetDebugLogging (`func`): the categories `categories`
+/// (`n` C strings; none: all) on or off.
+pub(crate) unsafe fn set_debug_logging(
+    c: fmi2Component,
+    func: &str,
+    on: bool,
+    n: usize,
+    categories: *const fmi2String,
+) -> fmi2Status {
+    call(c, func, allowed::SET_DEBUG_LOGGING, |inst| {
+        let ptrs = slice(categories, n, "categories")?;
+        let mut names = Vec::with_capacity(ptrs.len());
+        for (i, p) in ptrs.iter().enumerate() {
+            names.push(c_str(*p, &format!("categories[{i}]"))?.to_string());
+        }
+        inst.logger.set_categories(on, &names)?;
+        Ok(FMI2_OK)
+    })
 }
 
 // ---------------------------------------------------------------------------------
