@@ -251,11 +251,12 @@ pub fn package_fmi(
             path: lib.display().to_string(),
             source: std::io::Error::other(e),
         })?;
-        let zipped =
-            runtime_cache::deflated(&bytes, out_dir).map_err(|source| PackageError::Zip {
-                path: lib.display().to_string(),
-                source,
-            })?;
+        // deflated once: beside the library, else in the output folder
+        let places = [lib.parent().unwrap_or(out_dir), out_dir];
+        let zipped = runtime_cache::deflated(&bytes, &places).map_err(|source| PackageError::Zip {
+            path: lib.display().to_string(),
+            source,
+        })?;
         binaries.push((name, zipped));
     }
     // Assets go to resources/ under the path the scenario gives (validated to stay inside

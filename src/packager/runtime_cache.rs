@@ -1,8 +1,10 @@
 //! The runtime libraries deflated once, copied into every FMU as they are.
 //!
 //! Deflating a 2-7 MB runtime library was nine tenths of packaging a scenario (perf,
-//! issue 54). Each library is deflated once into a one-entry zip under
-//! `<out_dir>/.runtime-cache/<SHA-256 of the library>.zip`, with the options the
+//! issue 54). Each library is deflated once into a one-entry zip
+//! `.runtime-cache/<SHA-256 of the library>.zip` beside the library (so every later
+//! FMU, into any folder, finds it), or, where that folder cannot be written, under the
+//! output folder; with the options the
 //! archive writer uses for binaries (deflated, fixed timestamp, mode 755); packaging
 //! copies that entry's compressed bytes into the FMU (`raw_copy_file_rename`), so the
 //! FMU's entry is the one a fresh deflate would write. The key is the library's
@@ -47,24 +49,30 @@ fn holds(zipped: &[u8], len: usize) -> bool {
         .unwrap_or(false)
 }
 
-/// The one-entry zip of `library` deflated: from `<out_dir>/.runtime-cache/` when it
-/// is there, else made (and stored there when the folder can be written).
-pub fn deflated(library: &[u8], out_dir: &Path) -> zip::result::ZipResult<Vec<u8>> {
+/// The one-entry zip of `library` deflated: from a `.runtime-cache/` in one of the
+/// folders `places` (in order: the library's own, the output folder) when it is there,
+/// else made and stored in the first of them that can be written.
+pub fn deflated(library: &[u8], places: &[&Path]) -> zip::result::ZipResult<Vec<u8>> {
     let key = format!("{:x}", Sha256::digest(library));
-    let dir = out_dir.join(DIR);
-    let path = dir.join(format!("{key}.zip"));
-    if let Ok(bytes) = std::fs::read(&path) {
-        if holds(&bytes, library.len()) {
-            return Ok(bytes);
+    let file = format!("{key}.zip");
+    for place in places {
+        if let Ok(bytes) = std::fs::read(place.join(DIR).join(&file)) {
+            if holds(&bytes, library.len()) {
+                return Ok(bytes);
+            }
         }
     }
     let bytes = deflate(library)?;
     // best effort: a cache that cannot be written costs speed, not the FMU
-    let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
-    let stored = std::fs::create_dir_all(&dir)
-        .and_then(|_| std::fs::write(&tmp, &bytes))
-        .and_then(|_| std::fs::rename(&tmp, &path));
-    if stored.is_err() {
+    for place in places {
+        let dir = place.join(DIR);
+        let tmp = dir.join(format!(".{key}.{}.tmp", std::process::id()));
+        let stored = std::fs::create_dir_all(&dir)
+            .and_then(|_| std::fs::write(&tmp, &bytes))
+            .and_then(|_| std::fs::rename(&tmp, dir.join(&file)));
+        if stored.is_ok() {
+            break;
+        }
         let _ = std::fs::remove_file(&tmp);
     }
     Ok(bytes)
@@ -92,10 +100,10 @@ mod tests {
         let library: Vec<u8> = (0..100_000u32)
             .flat_map(|i| (i % 251).to_le_bytes())
             .collect();
-        let first = deflated(&library, dir.path()).unwrap();
+        let first = deflated(&library, &[dir.path()]).unwrap();
         let cached = std::fs::read_dir(dir.path().join(DIR)).unwrap().count();
         assert_eq!(cached, 1);
-        assert_eq!(deflated(&library, dir.path()).unwrap(), first);
+        assert_eq!(deflated(&library, &[dir.path()]).unwrap(), first);
         // a truncated cache file is made anew
         let file = std::fs::read_dir(dir.path().join(DIR))
             .unwrap()
@@ -104,7 +112,7 @@ mod tests {
             .unwrap()
             .path();
         std::fs::write(&file, &first[..first.len() / 2]).unwrap();
-        assert_eq!(deflated(&library, dir.path()).unwrap(), first);
+        assert_eq!(deflated(&library, &[dir.path()]).unwrap(), first);
         // copied into an archive, it reads back as the library, with mode 755
         let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
         copy_into(&mut zip, &first, "binaries/linux64/x.so").unwrap();
@@ -116,18 +124,23 @@ mod tests {
         f.read_to_end(&mut back).unwrap();
         assert_eq!(back, library);
         // another library: another entry
-        let other = deflated(&library[1..], dir.path()).unwrap();
+        let other = deflated(&library[1..], &[dir.path()]).unwrap();
         assert_ne!(other, first);
         assert_eq!(std::fs::read_dir(dir.path().join(DIR)).unwrap().count(), 2);
     }
 
     #[test]
     fn an_unwritable_cache_still_packages() {
-        let dir = tempfile::tempdir().unwrap();
-        // the cache folder's place taken by a file
-        std::fs::write(dir.path().join(DIR), b"not a folder").unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        // the first place's cache folder taken by a file: the second one is used
+        std::fs::write(a.path().join(DIR), b"not a folder").unwrap();
         let library = vec![7u8; 10_000];
-        let z = deflated(&library, dir.path()).unwrap();
+        let z = deflated(&library, &[a.path(), b.path()]).unwrap();
+        assert!(holds(&z, library.len()));
+        assert_eq!(std::fs::read_dir(b.path().join(DIR)).unwrap().count(), 1);
+        // neither: made in memory
+        std::fs::write(b.path().join("x"), b"").unwrap();
+        let z = deflated(&library, &[&a.path().join(DIR), &b.path().join("x")]).unwrap();
         assert!(holds(&z, library.len()));
     }
 }
