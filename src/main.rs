@@ -38,20 +38,8 @@ enum Command {
         /// patch.json of `contact-fmu fit` (repeatable, applied in order).
         #[arg(long = "patch", value_name = "PATCH.json")]
         patches: Vec<PathBuf>,
-        /// FMI version: 2 (FMI 2.0 Co-Simulation) or 3 (FMI 3.0 Co-Simulation, vectors
-        /// as arrays; docs/fmi3.md).
-        #[arg(long, default_value = "2", value_parser = parse_fmi)]
-        fmi: packager::FmiVersion,
-        /// With --fmi 3, how vectors are laid out (docs/fmi3.md): `arrays` (a body's
-        /// vectors as arrays, a collection's bodies as one array of rows), `bodies`
-        /// (arrays per body, no collection arrays) or `scalars` (every element a
-        /// variable of its own, `ball.r[1]` as in FMI 2.0, for importers that read FMI
-        /// 3.0 without arrays: OMSimulator).
-        #[arg(long, value_parser = parse_layout)]
-        layout: Option<contact_fmu::cosim::fmi3::Layout>,
-        /// Same as --layout scalars.
-        #[arg(long, conflicts_with = "layout")]
-        scalars: bool,
+        #[command(flatten)]
+        fmi: FmiArgs,
     },
     /// Check scenario files and report every problem with its field path.
     Check {
@@ -70,15 +58,8 @@ enum Command {
         patches: Vec<PathBuf>,
         #[arg(short, long, default_value = "modelDescription")]
         out: PathBuf,
-        /// FMI version of the descriptions: 2 or 3 (as for `package`).
-        #[arg(long, default_value = "2", value_parser = parse_fmi)]
-        fmi: packager::FmiVersion,
-        /// With --fmi 3: the layout (as for `package`).
-        #[arg(long, value_parser = parse_layout)]
-        layout: Option<contact_fmu::cosim::fmi3::Layout>,
-        /// Same as --layout scalars.
-        #[arg(long, conflicts_with = "layout")]
-        scalars: bool,
+        #[command(flatten)]
+        fmi: FmiArgs,
     },
     /// Package several scenarios as one SSP system (`.ssp`: SystemStructure.ssd and the
     /// FMUs), connected by variable name: an output feeds the input of the same name
@@ -199,25 +180,38 @@ fn parse_layout(s: &str) -> Result<contact_fmu::cosim::fmi3::Layout, String> {
     contact_fmu::cosim::fmi3::Layout::parse(s)
 }
 
-/// `--fmi` with `--layout` (or `--scalars`): the FMI 3.0 layout (refused with FMI 2.0).
-fn with_layout(
+/// `--fmi`, `--layout` and `--scalars` of `package` and `model-description`.
+#[derive(clap::Args)]
+struct FmiArgs {
+    /// FMI version: 2 (FMI 2.0 Co-Simulation) or 3 (FMI 3.0 Co-Simulation, vectors
+    /// as arrays; docs/fmi3.md).
+    #[arg(long, default_value = "2", value_parser = parse_fmi)]
     fmi: packager::FmiVersion,
+    /// With --fmi 3, how vectors are laid out (docs/fmi3.md): `arrays` (a body's
+    /// vectors as arrays, a collection's bodies as one array of rows), `bodies`
+    /// (arrays per body, no collection arrays) or `scalars` (every element a
+    /// variable of its own, `ball.r[1]` as in FMI 2.0, for importers that read FMI
+    /// 3.0 without arrays: OMSimulator).
+    #[arg(long, value_parser = parse_layout)]
     layout: Option<contact_fmu::cosim::fmi3::Layout>,
+    /// Same as --layout scalars.
+    #[arg(long, conflicts_with = "layout")]
     scalars: bool,
-) -> Result<packager::FmiVersion, String> {
-    use contact_fmu::cosim::fmi3::Layout;
-    let layout = if scalars {
-        Some(Layout::Scalars)
-    } else {
-        layout
-    };
-    match (fmi, layout) {
-        (f, None) => Ok(f),
-        (packager::FmiVersion::V3(_), Some(l)) => Ok(packager::FmiVersion::V3(l)),
-        (packager::FmiVersion::V2, Some(_)) => Err(
-            "--layout and --scalars are for FMI 3.0 FMUs (--fmi 3); FMI 2.0 has only scalars"
-                .into(),
-        ),
+}
+
+impl FmiArgs {
+    /// The FMI version with its layout (a layout with FMI 2.0 is refused).
+    fn version(&self) -> Result<packager::FmiVersion, String> {
+        use contact_fmu::cosim::fmi3::Layout;
+        let layout = if self.scalars { Some(Layout::Scalars) } else { self.layout };
+        match (self.fmi, layout) {
+            (f, None) => Ok(f),
+            (packager::FmiVersion::V3(_), Some(l)) => Ok(packager::FmiVersion::V3(l)),
+            (packager::FmiVersion::V2, Some(_)) => Err(
+                "--layout and --scalars are for FMI 3.0 FMUs (--fmi 3); FMI 2.0 has only scalars"
+                    .into(),
+            ),
+        }
     }
 }
 
@@ -262,10 +256,8 @@ fn run(cli: Cli) -> Result<(), String> {
             runtimes,
             patches,
             fmi,
-            layout,
-            scalars,
         } => {
-            let fmi = with_layout(fmi, layout, scalars)?;
+            let fmi = fmi.version()?;
             let runtimes = runtimes.resolve()?;
             eprintln!("platforms: {}", runtimes.names());
             let mut failed = 0;
@@ -323,10 +315,8 @@ fn run(cli: Cli) -> Result<(), String> {
             patches,
             out,
             fmi,
-            layout,
-            scalars,
         } => {
-            let fmi = with_layout(fmi, layout, scalars)?;
+            let fmi = fmi.version()?;
             std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
             for s in &scenarios {
                 let sc = scenario::load_patched(s, &patches).map_err(|e| e.to_string())?;
