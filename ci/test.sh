@@ -5,6 +5,9 @@
 #      the FMI C API), built with the release profile the shipped runtime uses: one
 #      build of the dependencies serves the tests and the packaging step
 #   3. release build (what the tests built, reused) and packaging of every example;
+#      the win64 and aarch64-linux runtimes cross-built (ci/cross.sh); the Python wheel
+#      (ci/wheel.sh) with all three, checked in a fresh venv without Rust
+#      (ci/wheel_check.sh: pytest, API and console script against cargo's FMUs);
 #      random FMI call sequences against every example FMU (tests/fmi_fuzz.rs)
 #   4. the example scripts, and fmpy: validate and simulate every example FMU, runtime
 #      behaviour and the TerRA section 4.1 test as fmpy sees them; the declared
@@ -19,8 +22,8 @@
 #      their interface driven through fmpy, their outputs bit-identical to the same
 #      record, run in OMSimulator; every example FMU (2.0 and 3.0) under valgrind memcheck
 #      (ci/memcheck.sh); docs/scenario-format.md current with the schema
-#   7. platforms: the Windows and aarch64 Linux runtimes cross-built, every example FMU
-#      with all three run under Wine and qemu, bit-identical to linux64 (docs/platforms.md)
+#   7. platforms: every example FMU with all three runtimes run under Wine and qemu,
+#      bit-identical to linux64 (docs/platforms.md)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -47,6 +50,15 @@ if ldd "$so" | grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread\.so|libdl\.so
 fi
 echo "34 fmi2 functions exported; needs only: $(ldd "$so" | awk '{print $1}' | tr '\n' ' ')"
 
+step "platform runtimes: win64 and aarch64-linux cross-built (ci/cross.sh: Debian's Rust with -Zbuild-std), for the FMUs of the platforms step and the Python wheel"
+bash ci/cross.sh --test-tools
+
+step "Python package: the wheel (maturin, PyO3 abi3) with every runtime, manylinux (auditwheel show), installed into .venv for the example scripts (docs/python.md)"
+bash ci/wheel.sh --install
+
+step "Python package without Rust: a fresh venv with only the wheel, no cargo or rustc on PATH; pytest (python/tests); every example packaged through the API and the console script, identical to the cargo-built FMUs; their fmpy outputs bit-identical to ci/reference/behaviour.json"
+bash ci/wheel_check.sh
+
 step "FMI call fuzzing: 50 random sequences of 100 calls per example FMU, fixed seed (tests/fmi_fuzz.rs)"
 FUZZ_FMUS=target/fmu FUZZ_SEQUENCES=50 FUZZ_CALLS=100 FUZZ_SEED=26 \
   cargo test --release --test fmi_fuzz -- --ignored --nocapture random_fmi_call_sequences_on_every_example 2>&1 \
@@ -56,7 +68,7 @@ step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
 .venv/bin/python examples/sphere_drop.py target/fmu/bbcc_sphere_drop.fmu target/fmu/bbcc_sphere_drop.png
 .venv/bin/python examples/terra_single_wheel.py target/fmu/terra_single_wheel.fmu target/fmu/terra_single_wheel.png
 # the wheel-model comparison, shortened (docs/models/wheel-comparison.md has the full run)
-.venv/bin/python examples/wheel_models.py target/release/contact-fmu target/wheel_models --slips 0,0.3 --time 2
+.venv/bin/python examples/wheel_models.py target/wheel_models --slips 0,0.3 --time 2
 
 step "fmpy: validate and simulate every example FMU"
 .venv/bin/python ci/fmpy_check.py target/fmu
@@ -126,8 +138,7 @@ target/release/contact-fmu package --fmi 3 --scalars examples/*.json -o target/f
 step "memory: every example FMU, FMI 2.0 and 3.0, under valgrind memcheck (instantiate, step, states, reset, free)"
 bash ci/memcheck.sh
 
-step "platforms: win64 and aarch64-linux runtimes cross-built (ci/cross.sh), every example packaged with all three, run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
-bash ci/cross.sh --test-tools
+step "platforms: the library's unit tests under Wine and qemu, every example packaged with all three runtimes (cross-built above), run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
 bash ci/cross_tests.sh
 target/release/contact-fmu package examples/*.json -o target/fmu-platforms --platforms linux64,win64,aarch64-linux
 .venv/bin/python ci/platforms.py target/fmu-platforms --validate

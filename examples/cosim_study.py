@@ -4,8 +4,7 @@ each run once with the body inside the contact FMU (monolithic) and as a body FM
 coupled to a contact FMU (an SSP system), over a range of communication steps and
 masters. Prints a table, writes it as JSON and plots it.
 
-    cargo build --release
-    .venv/bin/python examples/cosim_study.py [--cli target/release/contact-fmu]
+    .venv/bin/python examples/cosim_study.py
         [--out target/cosim] [--loops sphere,scm,terra] [--quick]
 
 Loops (examples/cosim_*.json):
@@ -28,11 +27,12 @@ with each other and with the monolithic run within the tolerances in TOLERANCE.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
+
+import contact_fmu
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cosim  # noqa: E402
@@ -57,25 +57,20 @@ TOLERANCE_GS = {"sphere": (0.05, None), "scm": (1e-3, 1.0), "terra": (2e-3, 0.05
 MASTERS_AGREE = 1e-9
 
 
-def run_cli(cli, *args):
-    r = subprocess.run([cli, *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"{cli} {' '.join(args)} failed:\n{r.stderr}")
-
-
-def build(cli, out, loops):
+def build(out, loops):
+    """The monolithic FMUs and the SSP systems, made in this process by the Python API
+    (docs/python.md)."""
     fmus = os.path.join(out, "fmu")
-    monos = [os.path.join(HERE, f"{LOOPS[l]['mono']}.json") for l in loops]
-    run_cli(cli, "package", *monos, "-o", fmus)
+    for l in loops:
+        contact_fmu.package(os.path.join(HERE, f"{LOOPS[l]['mono']}.json"), fmus)
     ssps = {}
     for l in loops:
         body = os.path.join(HERE, f"cosim_{l}_body.json")
         contact = os.path.join(HERE, f"cosim_{l}_contact.json")
         name = LOOPS[l]["body"]
-        for variant, value in (("extrapolate", "true"), ("hold", "false")):
+        for variant, value in (("extrapolate", True), ("hold", False)):
             path = os.path.join(out, f"cosim_{l}_{variant}.ssp")
-            run_cli(cli, "ssp", body, contact, "-o", path,
-                    "--param", f"cosim_{l}_contact:{name}.extrapolate={value}")
+            contact_fmu.ssp([body, contact], path, params={f"cosim_{l}_contact:{name}.extrapolate": value})
             ssps[(l, variant)] = path
     return fmus, ssps
 
@@ -196,7 +191,6 @@ def plot(results, traces, monos, png):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cli", default="target/release/contact-fmu")
     ap.add_argument("--out", default="target/cosim")
     ap.add_argument("--loops", default="sphere,scm,terra")
     ap.add_argument("--quick", action="store_true", help="one step per loop, checked (CI)")
@@ -207,7 +201,7 @@ def main():
         if l not in LOOPS:
             raise SystemExit(f"unknown loop '{l}' ({', '.join(LOOPS)})")
     os.makedirs(a.out, exist_ok=True)
-    fmus, ssps = build(a.cli, a.out, loops)
+    fmus, ssps = build(a.out, loops)
     results, traces, monos, failures = {}, {}, {}, []
     print(f"{'loop':7} {'step/ms':>8}  {'run':24} {'err_z/m':>10} {'end/m':>9} {'err_fx/N':>9}  {'wall/s':>6}  verdict")
     for loop in loops:

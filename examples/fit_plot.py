@@ -5,31 +5,23 @@ model with the fitted start values of fit.json) and plots each measured output, 
 reference dashed, the fitted model solid, the measuring window shaded.
 
     .venv/bin/python examples/fit_plot.py examples/fit/terra_drop_fit.json target/fit/fit.json \\
-        [--cli target/release/contact-fmu] [-o target/fit/fit.png]
+        [-o target/fit/fit.png]
 """
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 from fmpy import simulate_fmu
 
-
-def package(cli, scenario, out):
-    r = subprocess.run([cli, "package", scenario, "-o", out], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"packaging {scenario}: {r.stderr}")
-    ident = json.load(open(scenario))["model_identifier"]
-    return os.path.join(out, f"{ident}.fmu")
+import contact_fmu
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("spec")
     ap.add_argument("result")
-    ap.add_argument("--cli", default="target/release/contact-fmu")
     ap.add_argument("-o", "--out", help="PNG (default: beside the result)")
     a = ap.parse_args()
     spec = json.load(open(a.spec))
@@ -38,8 +30,9 @@ def main():
     if not spec.get("reference"):
         raise SystemExit("this plot needs a reference scenario (measurements have no time series)")
     tmp = tempfile.mkdtemp(prefix="fitplot-")
-    model = package(a.cli, os.path.join(base, spec["model"]), tmp)
-    reference = package(a.cli, os.path.join(base, spec["reference"]), tmp)
+    # packaged in this process by the Python API (docs/python.md)
+    model = str(contact_fmu.package(os.path.join(base, spec["model"]), tmp))
+    reference = str(contact_fmu.package(os.path.join(base, spec["reference"]), tmp))
     outputs = list(dict.fromkeys(c["measure"]["output"] for c in spec["cases"]))
     import matplotlib
     matplotlib.use("Agg")

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Monte-Carlo of a wheel over generated rock fields, as a Dask sweep: one rock field
 per seed (Golombek and Rapp 1997 size-frequency law, `contact-fmu asset rocks`), the
-rocks in the wheel's lane as fixed BBCC bodies, one FMU per field; the runs spread over
-the workers like examples/sweep_drawbar.py's.
+rocks in the wheel's lane as fixed BBCC bodies, one FMU per field, made in this process
+by the Python API (`contact_fmu.asset`, `contact_fmu.package` of a dict; docs/python.md);
+the runs spread over the workers like examples/sweep_drawbar.py's.
 
-    .venv/bin/python examples/sweep_rockfield.py [--cli target/release/contact-fmu]
+    .venv/bin/python examples/sweep_rockfield.py
         [--seeds 8] [--k 0.1] [--scheduler tcp://host:8786 | --workers 2]
         [--out target/rockfield] [--check]
 
@@ -21,11 +22,12 @@ import argparse
 import glob
 import json
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
+
+import contact_fmu
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_drawbar import fmu_file, local_client  # noqa: E402
@@ -36,15 +38,13 @@ WHEEL_MATERIAL = {"E": 1.0e8, "nu": 0.3, "zeta": 0.5, "mu": 0.6}
 ROCK_MATERIAL = {"E": 5.0e9, "nu": 0.25, "zeta": 0.5, "mu": 0.6}
 
 
-def field(cli, out, seed, k):
-    """Generates the rock field of `seed` and writes its scenario; returns its path."""
+def field(out, seed, k):
+    """Generates the rock field of `seed` (contact_fmu.asset) and returns its scenario
+    (a dict), the folder its mesh paths are relative to, and its rock count."""
     folder = os.path.join(out, f"seed_{seed:03d}")
     assets = os.path.join(folder, "assets")
-    r = subprocess.run([cli, "asset", "rocks", "--extent", f"{LANE[0]},{LANE[1]},-0.4,0.4",
-                        "--k", str(k), "--d-min", "0.04", "--d-max", "0.25", "--seed", str(seed),
-                        "--per-rock", "-o", assets], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"rock field {seed}: {r.stderr}")
+    contact_fmu.asset("rocks", assets, extent=(LANE[0], LANE[1], -0.4, 0.4), k=k, d_min=0.04, d_max=0.25,
+                      seed=seed, per_rock=True)
     sidecars = [p for p in glob.glob(os.path.join(assets, "rocks_*.json"))
                 if json.load(open(p))["request"]["params"].get("seed", 0) == seed]
     meta = json.load(open(sidecars[0]))
@@ -72,10 +72,7 @@ def field(cli, out, seed, k):
         "bodies": bodies,
         "bbcc": {"v_d": 0.01, "pairs": pairs},
     }
-    path = os.path.join(folder, "scenario.json")
-    with open(path, "w") as f:
-        json.dump(scenario, f, indent=1)
-    return path, len(bodies) - 1
+    return scenario, folder, len(bodies) - 1
 
 
 def run_task(data, seed, rocks):
@@ -89,7 +86,6 @@ def run_task(data, seed, rocks):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cli", default="target/release/contact-fmu")
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--k", type=float, default=0.1, help="rock abundance (Golombek and Rapp)")
     ap.add_argument("--scheduler")
@@ -102,12 +98,9 @@ def main():
     os.makedirs(a.out, exist_ok=True)
     fmus = []
     for seed in range(a.seeds):
-        path, rocks = field(a.cli, a.out, seed, a.k)
-        r = subprocess.run([a.cli, "package", path, "-o", os.path.join(a.out, "fmu")], capture_output=True, text=True)
-        if r.returncode != 0:
-            raise SystemExit(f"packaging {path}: {r.stderr}")
-        fmu = os.path.join(a.out, "fmu", f"rockfield_{seed:03d}.fmu")
-        fmus.append((seed, rocks, open(fmu, "rb").read()))
+        scenario, folder, rocks = field(a.out, seed, a.k)
+        fmu = contact_fmu.package(scenario, os.path.join(a.out, "fmu"), base_dir=folder)
+        fmus.append((seed, rocks, fmu.read_bytes()))
         print(f"\r  field {seed + 1}/{a.seeds}: {rocks} rocks in the lane", end="", flush=True)
     print()
     from dask.distributed import Client, as_completed

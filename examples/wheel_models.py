@@ -17,7 +17,10 @@ packaged FMU, simulated with fmpy. The scenarios are built from the rig examples
 
 Each run lasts `--time` s (default 5); the figures are means over its last 2 s.
 
-    python examples/wheel_models.py target/release/contact-fmu target/wheel_models
+    python examples/wheel_models.py target/wheel_models
+
+(the FMUs are packaged in this process by the Python API, `contact_fmu.package` of each
+scenario dict; docs/python.md)
 
 writes target/wheel_models/wheel_models.md (the table) and wheel_models.png.
 """
@@ -27,11 +30,12 @@ import copy
 import json
 import math
 import pathlib
-import subprocess
 import sys
 
 import numpy as np
 from fmpy import simulate_fmu
+
+import contact_fmu
 
 ROOT = pathlib.Path(__file__).resolve().parent
 R, B, W, G = 0.25, 0.2, 200.0, 9.81
@@ -97,12 +101,9 @@ def scenarios():
     return out
 
 
-def package(cli, label, scenario, outdir):
-    path = outdir / f"{scenario['model_identifier']}.json"
-    path.write_text(json.dumps(scenario, indent=1))
-    subprocess.run([str(cli), "package", str(path), "-o", str(outdir)], check=True,
-                   stdout=subprocess.DEVNULL)
-    return outdir / f"{scenario['model_identifier']}.fmu"
+def package(scenario, outdir):
+    """The FMU of `scenario` (a dict built from the examples), by the Python API."""
+    return contact_fmu.package(scenario, outdir, base_dir=ROOT)
 
 
 def run(fmu, slip, stop):
@@ -115,7 +116,6 @@ def run(fmu, slip, stop):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("cli", help="the contact-fmu executable")
     ap.add_argument("outdir", help="where the FMUs, the table and the plot go")
     ap.add_argument("--slips", default="0,0.1,0.2,0.3,0.5,0.7",
                     help="comma-separated slips (default %(default)s)")
@@ -126,7 +126,7 @@ def main():
     slips = [float(x) for x in a.slips.split(",")]
     results = {}
     for label, s in scenarios().items():
-        fmu = package(a.cli, label, s, out)
+        fmu = package(s, out)
         results[label] = []
         for i in slips:
             results[label].append(run(fmu, i, a.time))

@@ -32,6 +32,10 @@ pub mod scenario;
 #[cfg(feature = "packager")]
 pub mod packager;
 
+/// The `contact-fmu` command line (the executable and the Python console script).
+#[cfg(feature = "packager")]
+pub mod cli;
+
 /// Calibration (`contact-fmu fit`).
 #[cfg(feature = "packager")]
 pub mod fit;

@@ -68,6 +68,7 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> PackageError + '_ {
 }
 
 /// Finds the runtime library: `explicit` if given, else `$CONTACT_FMU_RUNTIME`, else
+/// the host platform's in the installed runtimes ([`platforms::set_installed`]), else
 /// next to the running executable (`target/<profile>/`, where cargo puts both).
 pub fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, PackageError> {
     let mut candidates = vec![];
@@ -76,6 +77,9 @@ pub fn find_runtime(explicit: Option<&Path>) -> Result<PathBuf, PackageError> {
     } else if let Some(p) = std::env::var_os("CONTACT_FMU_RUNTIME") {
         candidates.push(PathBuf::from(p));
     } else {
+        if let (Some(dir), Some(host)) = (platforms::installed(), Platform::host()) {
+            candidates.push(dir.join(host.folder()).join(RUNTIME_FILE_NAME));
+        }
         candidates.extend(
             platforms::beside_executable()
                 .iter()
@@ -202,6 +206,24 @@ pub fn check(path: &Path, patches: &[PathBuf]) -> Result<Scenario, PackageError>
     Ok(scenario)
 }
 
+/// [`check`] of a scenario source (text, its name and folder; patches already merged).
+pub fn check_source(source: &scenario::Source) -> Result<Scenario, PackageError> {
+    let scenario = source.parse()?;
+    check_starts(&scenario, &source.file)?;
+    check_assets(&scenario, &source.dir, &source.file)?;
+    Ok(scenario)
+}
+
+/// The scenario file `path` with the patch files `patches` merged into it.
+pub fn source_of(path: &Path, patches: &[PathBuf]) -> Result<scenario::Source, PackageError> {
+    let source = scenario::Source::read(path)?;
+    let patches = patches
+        .iter()
+        .map(|p| scenario::Patch::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(source.patched(&patches)?)
+}
+
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
 /// with the runtime libraries `runtimes` (a path: the host's only; or [`Runtimes`]).
 /// Returns the path of the FMU.
@@ -232,9 +254,33 @@ pub fn package_fmi(
     runtimes: impl Into<Runtimes>,
     fmi: FmiVersion,
 ) -> Result<PathBuf, PackageError> {
-    let runtimes: Runtimes = runtimes.into();
     let scenario = check(scenario_path, patches)?;
-    let c = contents_for(&scenario, &model_description::timestamp_now(), fmi);
+    let dir = crate::scenario::folder_of(scenario_path);
+    write_fmu(&scenario, dir, out_dir, &runtimes.into(), fmi)
+}
+
+/// Packages the scenario `source` (patches merged, [`source_of`]) into
+/// `out_dir/<modelIdentifier>.fmu` for FMI version `fmi`: [`package_fmi`] for JSON
+/// that is not a file (the Python API's dicts). Returns the path of the FMU.
+pub fn package_source(
+    source: &scenario::Source,
+    out_dir: &Path,
+    runtimes: &Runtimes,
+    fmi: FmiVersion,
+) -> Result<PathBuf, PackageError> {
+    let scenario = check_source(source)?;
+    write_fmu(&scenario, &source.dir, out_dir, runtimes, fmi)
+}
+
+/// Writes the FMU of the checked `scenario`, whose files resolve against `dir`.
+fn write_fmu(
+    scenario: &Scenario,
+    dir: &Path,
+    out_dir: &Path,
+    runtimes: &Runtimes,
+    fmi: FmiVersion,
+) -> Result<PathBuf, PackageError> {
+    let c = contents_for(scenario, &model_description::timestamp_now(), fmi);
     let mut binaries = vec![];
     for (p, lib) in &runtimes.libraries {
         let folder = match fmi {
@@ -246,22 +292,24 @@ pub fn package_fmi(
             scenario.model_identifier,
             p.extension()
         );
-        let bytes = std::fs::read(lib).map_err(io(lib))?;
-        p.check_library(&bytes).map_err(|e| PackageError::Io {
-            path: lib.display().to_string(),
-            source: std::io::Error::other(e),
-        })?;
-        // deflated once: beside the library, else in the output folder
-        let places = [lib.parent().unwrap_or(out_dir), out_dir];
-        let zipped = runtime_cache::deflated(&bytes, &places).map_err(|source| PackageError::Zip {
-            path: lib.display().to_string(),
-            source,
+        // read, checked and deflated once per process (and deflated once for good:
+        // beside the library, else in the output folder)
+        let zipped = runtime_cache::remembered(lib, || {
+            let bytes = std::fs::read(lib).map_err(io(lib))?;
+            p.check_library(&bytes).map_err(|e| PackageError::Io {
+                path: lib.display().to_string(),
+                source: std::io::Error::other(e),
+            })?;
+            let places = [lib.parent().unwrap_or(out_dir), out_dir];
+            runtime_cache::deflated(&bytes, &places).map_err(|source| PackageError::Zip {
+                path: lib.display().to_string(),
+                source,
+            })
         })?;
         binaries.push((name, zipped));
     }
     // Assets go to resources/ under the path the scenario gives (validated to stay inside
     // the scenario's folder), so the runtime resolves them the same way.
-    let dir = crate::scenario::folder_of(scenario_path);
     let mut assets = vec![];
     for (_, reference) in scenario.asset_references() {
         let resolved = scenario::resolve_asset(dir, &reference).map_err(|e| PackageError::Io {
@@ -317,10 +365,22 @@ pub fn package_fmi(
         }
     }
     let fmu_path = out_dir.join(format!("{}.fmu", scenario.model_identifier));
-    // Write next to the target and rename, so a reader never sees half an archive.
-    let tmp_path = out_dir.join(format!(".{}.fmu.tmp", scenario.model_identifier));
-    write_archive(&tmp_path, &c, &binaries, &assets)?;
-    std::fs::rename(&tmp_path, &fmu_path).map_err(io(&fmu_path))?;
+    // Write next to the target and rename, so a reader never sees half an archive; the
+    // temporary name is this call's own (threads and processes packaging the same
+    // scenario into one folder each write their own file, the last rename wins).
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp_path = out_dir.join(format!(
+        ".{}.fmu.{}-{call}.tmp",
+        scenario.model_identifier,
+        std::process::id()
+    ));
+    let written = write_archive(&tmp_path, &c, &binaries, &assets)
+        .and_then(|()| std::fs::rename(&tmp_path, &fmu_path).map_err(io(&fmu_path)));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp_path);
+    }
+    written?;
     Ok(fmu_path)
 }
 
@@ -329,7 +389,7 @@ pub fn package_fmi(
 fn write_archive(
     path: &Path,
     c: &FmuContents,
-    binaries: &[(String, Vec<u8>)],
+    binaries: &[(String, std::sync::Arc<Vec<u8>>)],
     assets: &[(String, Vec<u8>)],
 ) -> Result<(), PackageError> {
     use zip::write::SimpleFileOptions;

@@ -272,7 +272,25 @@ pub fn runtime_dirs(explicit: Option<&Path>) -> Vec<PathBuf> {
     if let Some(d) = std::env::var_os("CONTACT_FMU_RUNTIMES") {
         return vec![PathBuf::from(d)];
     }
-    beside_executable().iter().map(|d| d.join("runtimes")).collect()
+    installed()
+        .into_iter()
+        .chain(beside_executable().iter().map(|d| d.join("runtimes")))
+        .collect()
+}
+
+static INSTALLED: std::sync::RwLock<Option<PathBuf>> = std::sync::RwLock::new(None);
+
+/// Sets the folder of runtimes installed with the program, laid out
+/// `<platform>/<library>` (the Python package's `contact_fmu/runtimes/`): looked in
+/// after `$CONTACT_FMU_RUNTIME(S)` and before the executable's folder, by
+/// [`runtime_dirs`] and [`super::find_runtime`].
+pub fn set_installed(dir: Option<PathBuf>) {
+    *INSTALLED.write().unwrap_or_else(|e| e.into_inner()) = dir;
+}
+
+/// The folder [`set_installed`] set, if any.
+pub fn installed() -> Option<PathBuf> {
+    INSTALLED.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// The folder of the running executable, and for tests run from

@@ -16,6 +16,7 @@
 use sha2::{Digest, Sha256};
 use std::io::{Cursor, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 /// The folder under the output folder that holds the deflated runtimes.
 pub const DIR: &str = ".runtime-cache";
@@ -76,6 +77,38 @@ pub fn deflated(library: &[u8], places: &[&Path]) -> zip::result::ZipResult<Vec<
         let _ = std::fs::remove_file(&tmp);
     }
     Ok(bytes)
+}
+
+/// What is remembered of a library file: its path, length and modification time.
+type FileKey = (std::path::PathBuf, u64, std::time::SystemTime);
+
+static REMEMBERED: std::sync::Mutex<Vec<(FileKey, Arc<Vec<u8>>)>> = std::sync::Mutex::new(Vec::new());
+
+/// `make()` (a library file `lib` checked and [`deflated`]), remembered in this process
+/// by the file's path, length and modification time: a sweep that packages thousands
+/// of variants in one process (the Python API) reads and hashes each runtime once.
+/// A file whose metadata cannot be read is not remembered.
+pub fn remembered<E>(
+    lib: &Path,
+    make: impl FnOnce() -> Result<Vec<u8>, E>,
+) -> Result<Arc<Vec<u8>>, E> {
+    let key = std::fs::metadata(lib)
+        .and_then(|m| Ok((lib.to_path_buf(), m.len(), m.modified()?)))
+        .ok();
+    let lock = || REMEMBERED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = &key {
+        if let Some((_, z)) = lock().iter().find(|(q, _)| q == k) {
+            return Ok(z.clone());
+        }
+    }
+    let zipped = Arc::new(make()?);
+    if let Some(k) = key {
+        let mut memo = lock();
+        // one entry per path: a rebuilt library replaces its old entry
+        memo.retain(|(q, _)| q.0 != k.0);
+        memo.push((k, zipped.clone()));
+    }
+    Ok(zipped)
 }
 
 /// Copies the entry of `zipped` (from [`deflated`]) into `zip` as `name`, as it is.
@@ -142,5 +175,27 @@ mod tests {
         std::fs::write(b.path().join("x"), b"").unwrap();
         let z = deflated(&library, &[&a.path().join(DIR), &b.path().join("x")]).unwrap();
         assert!(holds(&z, library.len()));
+    }
+
+    #[test]
+    fn a_library_is_made_once_per_process_until_it_changes() {
+        let d = tempfile::tempdir().unwrap();
+        let lib = d.path().join("lib.so");
+        std::fs::write(&lib, b"first").unwrap();
+        let calls = std::cell::Cell::new(0);
+        let make = || -> Result<Vec<u8>, ()> {
+            calls.set(calls.get() + 1);
+            Ok(std::fs::read(&lib).unwrap())
+        };
+        assert_eq!(*remembered(&lib, make).unwrap(), b"first");
+        assert_eq!(*remembered(&lib, make).unwrap(), b"first");
+        assert_eq!(calls.get(), 1);
+        // rebuilt: another length (and time) is another library
+        std::fs::write(&lib, b"second one").unwrap();
+        assert_eq!(*remembered(&lib, make).unwrap(), b"second one");
+        assert_eq!(calls.get(), 2);
+        // an error is not remembered
+        let failing = || -> Result<Vec<u8>, &str> { Err("no") };
+        assert!(remembered(&d.path().join("missing.so"), failing).is_err());
     }
 }

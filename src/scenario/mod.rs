@@ -19,6 +19,7 @@
 pub mod assets;
 pub mod checker;
 pub mod error;
+pub mod source;
 pub mod types;
 // Above the models: validation with every model of the registry.
 mod validate;
@@ -29,6 +30,7 @@ pub use checker::{
     RESERVED_NAMES,
 };
 pub use error::{FieldError, ScenarioError};
+pub use source::{Patch, Source};
 pub use types::*;
 pub use validate::validate;
 
@@ -114,43 +116,12 @@ pub fn load_patched(
     path: &Path,
     patches: &[std::path::PathBuf],
 ) -> Result<Scenario, ScenarioError> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|source| ScenarioError::Read {
-            file: p.display().to_string(),
-            source,
-        })
-    };
-    let mut file = path.display().to_string();
-    let mut text = read(path)?;
-    if !patches.is_empty() {
-        let json = |text: &str, file: &str| {
-            serde_json::from_str::<serde_json::Value>(text).map_err(|e| ScenarioError::Parse {
-                file: file.to_string(),
-                error: FieldError {
-                    path: String::new(),
-                    message: shown_message(&e.to_string()),
-                },
-            })
-        };
-        let mut value = json(&text, &file)?;
-        for p in patches {
-            let patch = json(&read(p)?, &p.display().to_string())?;
-            if !patch.is_object() {
-                return Err(ScenarioError::Parse {
-                    file: p.display().to_string(),
-                    error: FieldError {
-                        path: String::new(),
-                        message: "a patch is a JSON object (RFC 7386 merge patch)".into(),
-                    },
-                });
-            }
-            merge_patch(&mut value, &patch);
-        }
-        let names: Vec<String> = patches.iter().map(|p| p.display().to_string()).collect();
-        file = format!("{file} patched by {}", names.join(", "));
-        text = value.to_string();
-    }
-    parse_in(&text, &file, folder_of(path))
+    let source = Source::read(path)?;
+    let patches = patches
+        .iter()
+        .map(|p| Patch::read(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    source.patched(&patches)?.parse()
 }
 
 /// [`parse_str`], and every side file the scenario names must exist inside `dir`, its

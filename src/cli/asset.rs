@@ -1,11 +1,11 @@
 //! `contact-fmu asset ...`: the procedural asset generator on the command line.
 
 use clap::{Args, Subcommand, ValueEnum};
-use contact_fmu::assets::rock::RockParams;
-use contact_fmu::assets::rockfield::{FieldLayout, RocksParams};
-use contact_fmu::assets::surface::{Fractal, Layer, NoiseKind, SurfaceParams};
-use contact_fmu::assets::wheel::{GrouserPattern, Grousers, Profile, WheelParams};
-use contact_fmu::assets::{self, AssetRequest, MeshFormat};
+use crate::assets::rock::RockParams;
+use crate::assets::rockfield::{FieldLayout, RocksParams};
+use crate::assets::surface::{Fractal, Layer, NoiseKind, SurfaceParams};
+use crate::assets::wheel::{GrouserPattern, Grousers, Profile, WheelParams};
+use crate::assets::{self, AssetRequest, MeshFormat};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

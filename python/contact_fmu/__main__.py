@@ -1,0 +1,4 @@
+"""``python -m contact_fmu ...``: the ``contact-fmu`` command line."""
+from ._cli import main
+
+main()
