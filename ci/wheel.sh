@@ -31,6 +31,20 @@ t0=$(date +%s)
 echo "ci/wheel.sh: wheel built in $(( $(date +%s) - t0 )) s"
 wheel=$(ls target/wheels/*.whl)
 "$venv/bin/auditwheel" show "$wheel"
+# the wheel's tag must be the one auditwheel finds its libraries need
+tag=$(basename "$wheel" .whl | awk -F- '{print $NF}')
+shown=$("$venv/bin/auditwheel" show "$wheel" | tr '\n' ' ')
+grep -q "platform tag: \"$tag\"" <<< "$shown" \
+  || { echo "ci/wheel.sh: the wheel is tagged $tag, auditwheel finds another tag (above)"; exit 1; }
+# the sdist (for platforms without a wheel: pip builds it with cargo; docs/python.md):
+# the workspace's sources, the lock file and the runtimes
+"$venv/bin/maturin" sdist -m python/Cargo.toml -o target/wheels
+sdist=$(ls target/wheels/*.tar.gz)
+listing=$(tar tzf "$sdist")
+for f in Cargo.lock python/Cargo.toml src/lib.rs fmu-template/src/lib.rs contact_fmu/runtimes/linux64/libcontact_fmu_runtime.so; do
+  grep -qx "contact_fmu-[^/]*/$f" <<< "$listing" || { echo "ci/wheel.sh: $sdist lacks $f"; exit 1; }
+done
+echo "ci/wheel.sh: $(basename "$wheel") ($(du -h "$wheel" | cut -f1)) and $(basename "$sdist") ($(du -h "$sdist" | cut -f1))"
 if [ "${1:-}" = "--install" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
   echo "ci/wheel.sh: installed into $venv: $("$venv/bin/python" -c 'import contact_fmu; print(contact_fmu.__version__, sorted(contact_fmu.runtimes()))')"

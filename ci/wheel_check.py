@@ -3,7 +3,8 @@
 fresh venv where only the wheel (and fmpy, numpy, pytest) is installed and neither
 cargo nor rustc is on PATH.
 
-Packages every example scenario through the API (`contact_fmu.package`) and through
+Checks (`contact_fmu.check`, its GUID that of the FMU) and packages every example
+scenario through the API (`contact_fmu.package`) and through
 the console script (`contact-fmu package`), and the same scenarios with the cargo-built
 executable (`--cargo-cli`, called by its path: a built program, not the toolchain),
 with the same platforms. Every FMU of the three must hold the same entries, byte for
@@ -50,8 +51,12 @@ def main():
     shutil.rmtree(out, ignore_errors=True)
     api, script, cargo = out / "api", out / "script", out / "cargo"
     t0 = time.perf_counter()
+    checked = [contact_fmu.check(s) for s in a.scenarios]
     made = [contact_fmu.package(s, api) for s in a.scenarios]
-    print(f"API: {len(made)} FMUs in {time.perf_counter() - t0:.2f} s")
+    print(f"API: {len(made)} scenarios checked and packaged in {time.perf_counter() - t0:.2f} s")
+    for c, fmu in zip(checked, made):
+        if f'guid="{c.guid}"'.encode() not in zipfile.ZipFile(fmu).read("modelDescription.xml"):
+            sys.exit(f"wheel check: {fmu.name}: check() gave GUID {c.guid}, the FMU another")
     script_cli = Path(sys.executable).parent / "contact-fmu"
     for tool, folder in ((str(script_cli), script), (a.cargo_cli, cargo)):
         t0 = time.perf_counter()

@@ -12,16 +12,18 @@
 
 Deterministic (a fixed LCG); the scenes are checked in, this script remakes them:
 
-    python3 examples/bbcc_scenes.py [--contact-fmu target/release/contact-fmu]
+    .venv/bin/python examples/bbcc_scenes.py [--out examples]
 
-It runs `contact-fmu asset` for the rock prototypes' mass properties and the surface.
+It runs the asset generator (`contact_fmu.cli(["asset", ...])`, the Python package) for
+the rock prototypes' mass properties and the surface.
 """
 import argparse
 import json
 import math
 import pathlib
-import subprocess
 import tempfile
+
+import contact_fmu
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -146,19 +148,19 @@ def rover_scene():
     return d
 
 
-def asset(cli, request, out):
-    """Runs the asset generator on `request`; returns its sidecar."""
+def asset(request, out):
+    """Runs the asset generator on `request` into the empty folder `out`, in this
+    process (the Python API, docs/python.md); returns its sidecar."""
     out.mkdir(parents=True, exist_ok=True)
-    req = out / "request.json"
+    req = out.parent / f"{out.name}.request.json"
     req.write_text(json.dumps(request))
-    res = subprocess.run([cli, "asset", "json", str(req), "-o", str(out)],
-                         check=True, capture_output=True, text=True)
-    # it prints the files it wrote or reused, the sidecar first
-    sidecar = next(w for w in res.stdout.split() if w.endswith(".json"))
-    return json.loads(pathlib.Path(sidecar).read_text())
+    contact_fmu.cli(["asset", "json", str(req), "-o", str(out)])
+    # the folder holds this request's files only: its meshes and one sidecar
+    (sidecar,) = out.glob("*.json")
+    return json.loads(sidecar.read_text())
 
 
-def rock_prototypes(cli, tmp, count, size, seed):
+def rock_prototypes(tmp, count, size, seed):
     """`count` noise rocks about `size` (m) across: (shape, mass, inertia diagonal)."""
     rnd = Lcg(seed)
     protos = []
@@ -168,7 +170,7 @@ def rock_prototypes(cli, tmp, count, size, seed):
             "method": "noise", "dimensions": dims, "shape_roughness": 0.3,
             "surface_roughness": 0.1, "detail": 1, "seed": seed * 100 + k}}
         out = tmp / f"rock{seed}_{k}"
-        side = asset(cli, request, out)
+        side = asset(request, out)
         mp = side["mass_properties"]
         inertia = [mp["inertia_kg_m2"][i][i] for i in range(3)]
         vertices = list(obj_vertices3(out / side["files"][0]))
@@ -205,10 +207,10 @@ def obj_vertices(path):
     return out
 
 
-def pile_scene(cli, tmp):
+def pile_scene(tmp):
     rnd = Lcg(500)
     cell, n = 0.1, 30
-    side = asset(cli, {"kind": "surface", "params": {
+    side = asset({"kind": "surface", "params": {
         "extent": [-1.5, 1.5, -1.5, 1.5], "resolution": cell,
         "layers": [{"type": "noise", "amplitude": 0.05, "frequency": 0.5, "octaves": 3, "seed": 5}]}},
         tmp / "surface")
@@ -224,7 +226,7 @@ def pile_scene(cli, tmp):
         "shape": {"type": "cuboid_grid", "cell": cell, "heights": heights},
         "motion": {"type": "fixed", "position": [-1.5, -1.5, 0.0]},
     }]
-    protos = rock_prototypes(cli, tmp, 12, 0.12, 500)
+    protos = rock_prototypes(tmp, 12, 0.12, 500)
     k = 0
     for layer in range(5):
         for j in range(10):
@@ -269,9 +271,9 @@ def pile_scene(cli, tmp):
     return d
 
 
-def wheel_scene(cli, tmp):
+def wheel_scene(tmp):
     rnd = Lcg(200)
-    protos = rock_prototypes(cli, tmp, 12, 0.1, 200)
+    protos = rock_prototypes(tmp, 12, 0.1, 200)
     bodies = [{
         "name": "wheel", "material": STIFF,
         "shape": {"type": "grouser_wheel", "radius": 0.25, "width": 0.2, "count": 12,
@@ -312,13 +314,12 @@ def wheel_scene(cli, tmp):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--contact-fmu", default=str(HERE.parent / "target" / "release" / "contact-fmu"))
     ap.add_argument("--out", default=str(HERE))
     a = ap.parse_args()
     out = pathlib.Path(a.out)
     with tempfile.TemporaryDirectory() as t:
         tmp = pathlib.Path(t)
-        for scene in (rover_scene(), pile_scene(a.contact_fmu, tmp), wheel_scene(a.contact_fmu, tmp)):
+        for scene in (rover_scene(), pile_scene(tmp), wheel_scene(tmp)):
             path = out / f"{scene['model_identifier']}.json"
             path.write_text(json.dumps(scene, indent=1) + "\n")
             print(f"wrote {path} ({len(scene['bodies'])} bodies)")

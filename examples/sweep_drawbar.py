@@ -2,7 +2,7 @@
 """Drawbar pull over slip for several soils, as a Dask sweep: one FMU, packaged once,
 every (soil, slip) a task that sets FMU parameters (no repackaging) and simulates it.
 
-    .venv/bin/python examples/sweep_drawbar.py [--fmu target/fmu/scm_single_wheel.fmu]
+    .venv/bin/python examples/sweep_drawbar.py [--fmu FMU]
         [--scheduler tcp://host:8786 | --workers 2] [--soils dlr_a,dlr_a_c20,...]
         [--slips 0,0.1,0.2,0.3,0.5,0.7] [--time 3] [--out target/sweep]
         [--check] [--compare-workers]
@@ -12,6 +12,8 @@ processes (one thread each); with --scheduler it runs the same tasks on that clu
 workers, which need only this script's Python packages (fmpy, numpy): the FMU travels
 to them as bytes (scattered once), not as a path on a shared file system.
 
+Without --fmu the FMU is examples/scm_single_wheel.json packaged by the Python API
+(contact_fmu.package, docs/python.md) into OUT/fmu/.
 The rig is the single-wheel rig of examples/scm_single_wheel.json (grouser wheel r 0.25 m,
 200 N, SCM soil, ds 1 cm), slip-controlled: rig.omega 1 rad/s, rig.vx = omega r (1 - i).
 Per task the figures are means over the second half of the run: drawbar pull
@@ -130,7 +132,8 @@ def write(rows, out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fmu", default="target/fmu/scm_single_wheel.fmu")
+    ap.add_argument("--fmu", help="an SCM rig FMU (default: examples/scm_single_wheel.json packaged "
+                    "into OUT/fmu/ by the Python API)")
     ap.add_argument("--scheduler", help="address of a Dask scheduler, e.g. tcp://host:8786")
     ap.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
     ap.add_argument("--soils", default=",".join(SOILS))
@@ -148,6 +151,10 @@ def main():
     for i in slips:
         if not 0.0 <= i < 1.0:
             raise SystemExit(f"slip {i}: must be in [0, 1)")
+    if a.fmu is None:
+        import contact_fmu
+        a.fmu = str(contact_fmu.package(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                     "scm_single_wheel.json"), os.path.join(a.out, "fmu")))
     with open(a.fmu, "rb") as f:
         data = f.read()
     n = len(soils) * len(slips)
