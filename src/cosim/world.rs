@@ -502,6 +502,11 @@ impl World {
     }
 
     fn check_finite(&self) -> Result<(), WorldError> {
+        // one pass over the values (vectorized); only a non-finite one looks for its
+        // variable, first in the table's order as always
+        if self.own.values.reals.iter().all(|v| v.is_finite()) {
+            return Ok(());
+        }
         for var in &self.table.variables {
             if var.ty == VarType::Real {
                 let value = self.own.values.reals[var.vr as usize];

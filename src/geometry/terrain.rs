@@ -230,6 +230,9 @@ impl Surface {
         let mut deepest: f64 = 0.0;
         let mut blended = Vector3::zeros();
         let mut face = |a: [f64; 2], b: [f64; 2], a_open: bool, b_open: bool| {
+            if beyond(a, b, a_open, b_open, px, radius) {
+                return; // farther along x than the radius: out of reach
+            }
             let (t, q, n) = on_segment(a, b, px, pz, a_open, b_open);
             let (ex, ez) = (px - q[0], pz - q[1]);
             let side = ex * n[0] + ez * n[1];
@@ -289,6 +292,21 @@ fn profile_height(points: &[[f64; 2]], x: f64) -> f64 {
     last[1]
 }
 
+/// Whether the segment from `a` to `b` (x increasing; open ends continue without end)
+/// lies farther than `reach` from `px` along x alone, with a margin for rounding: then
+/// its closest point is farther than `reach` too, whatever [`on_segment`] and
+/// `pmath::hypot` would round to, so skipping it changes no result.
+fn beyond(a: [f64; 2], b: [f64; 2], a_open: bool, b_open: bool, px: f64, reach: f64) -> bool {
+    let gap = if !a_open && px < a[0] {
+        a[0] - px
+    } else if !b_open && px > b[0] {
+        px - b[0]
+    } else {
+        return false;
+    };
+    gap - reach > 1e-9 * (1.0 + px.abs() + reach)
+}
+
 /// Closest point on a segment from `a` to `b` in x-z (with `a_open`/`b_open`: the
 /// segment continues without end on that side), as (t, point, segment normal).
 fn on_segment(
@@ -316,9 +334,19 @@ fn closest_on_profile(points: &[[f64; 2]], p: &Vector3<f64>) -> SurfacePoint {
     let (px, pz) = (p.x, p.z);
     let first = points[0];
     let last = points[points.len() - 1];
+    let height = profile_height(points, px);
+    // The profile point straight above or below is |pz - height| away: no segment
+    // farther than that along x alone can be the closest (pruned by `beyond`, which
+    // leaves the result as it was, bit for bit).
+    let bound = (pz - height).abs();
     // (unsigned distance, closest point, segment normal, closest point inside the segment)
     let mut best = (f64::INFINITY, first, [0.0, 1.0], true);
     let mut consider = |a: [f64; 2], b: [f64; 2], a_open: bool, b_open: bool| {
+        // farther along x than the best so far: cannot be closer (the same result,
+        // without the distance)
+        if beyond(a, b, a_open, b_open, px, best.0.min(bound)) {
+            return;
+        }
         let (t, q, n) = on_segment(a, b, px, pz, a_open, b_open);
         let dist = pmath::hypot(px - q[0], pz - q[1]);
         if dist < best.0 {
@@ -333,7 +361,7 @@ fn closest_on_profile(points: &[[f64; 2]], p: &Vector3<f64>) -> SurfacePoint {
     consider(last, [last[0] + 1.0, last[1]], false, true);
     let (dist, q, n, interior) = best;
     // a height field: above or below is decided by the height under the point
-    let sign = if pz >= profile_height(points, px) {
+    let sign = if pz >= height {
         1.0
     } else {
         -1.0

@@ -91,18 +91,22 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     if z_eff >= s.z_peak {
         s.z_peak = z_eff; // eq. (16), loading: z_peak follows z_eff
     }
-    let d_el = normal::elastic_layer(p, normal::peak_force(p, s.z_peak)); // eq. (2), (5)
+    let f_peak = normal::peak_force(p, s.z_peak); // eq. (2)
+    let d_el = normal::elastic_layer(p, f_peak); // eq. (5)
+    // tan of the modified friction angle phi_g = phi - alpha (eq. (12)), for the
+    // outward sinkage (eq. (11)) and the shear stress limit (eq. (19))
+    let tan_phi_g = pmath::tan(p.soil.phi - input.slope);
 
     // Sinkage rates, eq. (9), (11), (14), (15), (18).
     let z_in = sinkage::inward_rate(p, z, v_s);
-    let z_out = sinkage::outward_rate(p, z, input.slope, input.forward_velocity);
+    let z_out = sinkage::outward_rate_tan(p, z, tan_phi_g, input.forward_velocity);
     let z_out_peak = sinkage::peak_fraction(s.z_peak, z_eff, d_el) * z_out;
     let z_out_s = z_out - z_out_peak;
     let z_s_rate = z_in - z_out_s;
 
     // Normal force, eq. (3), (6), (7).
     let z_eff_rate = input.z_rate - z_s_rate;
-    let spring = normal::spring_force(p, z_eff, s.z_peak);
+    let spring = normal::spring_force_at_peak(p, z_eff, s.z_peak, f_peak);
     let normal_force = spring + normal::damping_force(p, z_eff_rate);
     let normal_stiffness = if spring <= 0.0 {
         0.0
@@ -120,7 +124,7 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     // Traction, eq. (13), (19), (23), regularized around zero slip as in eq. (26). The
     // sign: v_s > 0 (rim faster than the hub) pushes the wheel forward.
     let x_e = 2.0 * sinkage::half_patch_length(p.radius, z);
-    let tau_max = traction::max_shear_stress(p, normal_force, x_e * p.width, input.slope);
+    let tau_max = traction::max_shear_stress_tan(p, normal_force, x_e * p.width, tan_phi_g);
     let f_tr = traction::traction_force(p, tau_max, s.j_m, s.x_m, x_e);
     let traction_force = f_tr * pmath::tanh(v_s / p.model.v_thresh);
 

@@ -17,7 +17,12 @@ pub fn elastic_layer(p: &TerraParams, f_peak: f64) -> f64 {
 /// Spring force F_spring = k_el (z_eff - z_pl) with the plastic sinkage
 /// z_pl = z_peak - d_el, N (eq. (3), (4)). Soil does not pull: zero below z_pl.
 pub fn spring_force(p: &TerraParams, z_eff: f64, z_peak: f64) -> f64 {
-    let f_peak = peak_force(p, z_peak);
+    spring_force_at_peak(p, z_eff, z_peak, peak_force(p, z_peak))
+}
+
+/// [`spring_force`] with the peak force `f_peak` = [`peak_force`]`(p, z_peak)` already
+/// known (the step computes it once).
+pub fn spring_force_at_peak(p: &TerraParams, z_eff: f64, z_peak: f64, f_peak: f64) -> f64 {
     let z_pl = z_peak - elastic_layer(p, f_peak);
     (p.model.k_el * (z_eff - z_pl)).max(0.0)
 }

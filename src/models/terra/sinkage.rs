@@ -31,11 +31,17 @@ pub fn half_patch_length(radius: f64, z: f64) -> f64 {
 /// imprint towards the ideal sinkage; it never digs itself in through this term, so
 /// the rate is clipped at zero (below z*, or where the slope exceeds phi).
 pub fn outward_rate(p: &TerraParams, z: f64, slope_angle: f64, forward_velocity: f64) -> f64 {
+    outward_rate_tan(p, z, pmath::tan(p.soil.phi - slope_angle), forward_velocity)
+}
+
+/// [`outward_rate`] with `tan_phi_g` = tan(phi - alpha) already known (the step
+/// computes it once for this and the shear stress limit).
+pub fn outward_rate_tan(p: &TerraParams, z: f64, tan_phi_g: f64, forward_velocity: f64) -> f64 {
     let half_l = half_patch_length(p.radius, z);
     if half_l <= 0.0 {
         return 0.0;
     }
-    let climb = ((z - ideal_sinkage(p)) / half_l).min(pmath::tan(p.soil.phi - slope_angle));
+    let climb = ((z - ideal_sinkage(p)) / half_l).min(tan_phi_g);
     climb.max(0.0) * forward_velocity.abs()
 }
 

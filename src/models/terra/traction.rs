@@ -9,8 +9,19 @@ use super::TerraParams;
 /// modified friction angle phi_g = phi - alpha (eq. (12)). Not negative: on a slope
 /// steeper than phi only cohesion is left.
 pub fn max_shear_stress(p: &TerraParams, normal_force: f64, area: f64, slope_angle: f64) -> f64 {
+    // the tangent only where it is used (as before the step shared it)
+    let tan_phi_g = if area > 0.0 {
+        pmath::tan(p.soil.phi - slope_angle)
+    } else {
+        0.0
+    };
+    max_shear_stress_tan(p, normal_force, area, tan_phi_g)
+}
+
+/// [`max_shear_stress`] with `tan_phi_g` = tan(phi - alpha) already known.
+pub fn max_shear_stress_tan(p: &TerraParams, normal_force: f64, area: f64, tan_phi_g: f64) -> f64 {
     let friction = if area > 0.0 {
-        normal_force / area * pmath::tan(p.soil.phi - slope_angle)
+        normal_force / area * tan_phi_g
     } else {
         0.0
     };
