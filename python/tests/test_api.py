@@ -266,3 +266,28 @@ def test_fit_through_the_api_is_the_command_lines(examples, tmp_path):
     patched = contact_fmu.package(examples / "fit" / "terra_drop.json", tmp_path, patch=tmp_path / "api" / "patch.json")
     for name, value in got["start_values"].items():
         assert start_of(patched, name) == value
+
+
+def test_asset_and_cli(tmp_path, capfd):
+    out = contact_fmu.asset("rock", tmp_path / "rock", dimensions=(0.3, 0.2, 0.15), seed=7, format=["obj", "stl"])
+    files = sorted(p.suffix for p in out.iterdir())
+    assert files == [".json", ".obj", ".stl"]
+    sidecar = json.loads(next(out.glob("*.json")).read_text())
+    assert sidecar["request"]["params"]["seed"] == 7
+    # the same request again: the files are reused, not rewritten
+    again = contact_fmu.asset("rock", tmp_path / "rock", dimensions=(0.3, 0.2, 0.15), seed=7, format=["obj", "stl"])
+    assert sorted(p.name for p in again.iterdir()) == sorted(p.name for p in out.iterdir())
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(DROP))
+    assert contact_fmu.cli(["check", good]) == 0
+    assert "ok (drop, 1 bodies)" in capfd.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**DROP, "model_step": -1}))
+    assert contact_fmu.cli(["check", str(bad)], check=False) == 1
+    with pytest.raises(PackagingError, match="exit code 1"):
+        contact_fmu.cli(["check", str(bad)])
+    assert contact_fmu.cli(["no-such-command"], check=False) == 2
+    with pytest.raises(TypeError):
+        contact_fmu.cli("check a.json")
+    with pytest.raises(PackagingError):
+        contact_fmu.asset("rock", tmp_path / "x", no_such_flag=1)
