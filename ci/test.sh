@@ -140,6 +140,16 @@ bash ci/memcheck.sh
 
 step "platforms: the library's unit tests under Wine and qemu, every example packaged with all three runtimes (cross-built above), run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
 bash ci/cross_tests.sh
+# the C math the Windows DLL takes from msvcrt: only what dependencies call where no
+# result of ours depends on its rounding (docs/platforms.md); a new one fails here
+dll=target/release/runtimes/win64/contact_fmu_runtime.dll
+math=$(x86_64-w64-mingw32-objdump -p "$dll" | awk '/DLL Name: msvcrt/{m=1; next} /DLL Name:/{m=0} m && NF==3 {print $3}' \
+  | grep -E '^(a?sinh?|a?cosh?|a?tanh?|atan2|exp|exp2|expm1|log|log2|log10|log1p|pow|hypot|cbrt|fmod|erfc?|tgamma|lgamma)f?$' | sort | tr '\n' ' ')
+for f in $math; do
+  case " acos asin atan2 cos exp log pow sin " in *" $f "*) ;;
+    *) echo "the Windows runtime imports $f from msvcrt, which no dependency did (docs/platforms.md)"; exit 1;; esac
+done
+echo "win64 runtime's C math from msvcrt, all in dependencies: $math"
 target/release/contact-fmu package examples/*.json -o target/fmu-platforms --platforms linux64,win64,aarch64-linux
 .venv/bin/python ci/platforms.py target/fmu-platforms --validate
 

@@ -16,6 +16,7 @@
 // `!(x > 0.0)` is meant: it refuses NaN parameters too
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod fbm;
 pub mod io;
 pub mod mass;
 pub mod mesh_read;

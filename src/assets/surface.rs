@@ -14,7 +14,8 @@ use super::AssetError;
 use crate::geometry::mesh::TriMesh;
 use crate::geometry::terrain::HeightField;
 use nalgebra::Vector3;
-use noise::{Fbm, MultiFractal, NoiseFn, Perlin, RidgedMulti, Simplex};
+use super::fbm::Fbm2;
+use noise::{MultiFractal, NoiseFn, Perlin, RidgedMulti, Simplex};
 use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -455,11 +456,12 @@ impl Terrain {
                     }
                     let a = (*octaves as usize, *frequency, *lacunarity, *persistence);
                     let f: Box<dyn NoiseFn<f64, 2> + Send + Sync> = match (kind, fractal) {
+                        // fBm: our own, the same bits on every platform (fbm.rs)
                         (NoiseKind::Perlin, Fractal::Fbm) => {
-                            Box::new(set(Fbm::<Perlin>::new(*seed), a.0, a.1, a.2, a.3))
+                            Box::new(Fbm2::<Perlin>::new(*seed, a.0, a.1, a.2, a.3))
                         }
                         (NoiseKind::Simplex, Fractal::Fbm) => {
-                            Box::new(set(Fbm::<Simplex>::new(*seed), a.0, a.1, a.2, a.3))
+                            Box::new(Fbm2::<Simplex>::new(*seed, a.0, a.1, a.2, a.3))
                         }
                         (NoiseKind::Perlin, Fractal::Ridged) => {
                             Box::new(set(RidgedMulti::<Perlin>::new(*seed), a.0, a.1, a.2, a.3))
