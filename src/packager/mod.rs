@@ -214,16 +214,6 @@ pub fn check_source(source: &scenario::Source) -> Result<Scenario, PackageError>
     Ok(scenario)
 }
 
-/// The scenario file `path` with the patch files `patches` merged into it.
-pub fn source_of(path: &Path, patches: &[PathBuf]) -> Result<scenario::Source, PackageError> {
-    let source = scenario::Source::read(path)?;
-    let patches = patches
-        .iter()
-        .map(|p| scenario::Patch::read(p))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(source.patched(&patches)?)
-}
-
 /// Packages the scenario file `scenario_path` into `out_dir/<modelIdentifier>.fmu`
 /// with the runtime libraries `runtimes` (a path: the host's only; or [`Runtimes`]).
 /// Returns the path of the FMU.
@@ -259,7 +249,7 @@ pub fn package_fmi(
     write_fmu(&scenario, dir, out_dir, &runtimes.into(), fmi)
 }
 
-/// Packages the scenario `source` (patches merged, [`source_of`]) into
+/// Packages the scenario `source` (patches merged, [`scenario::Source::patched`]) into
 /// `out_dir/<modelIdentifier>.fmu` for FMI version `fmi`: [`package_fmi`] for JSON
 /// that is not a file (the Python API's dicts). Returns the path of the FMU.
 pub fn package_source(
