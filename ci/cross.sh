@@ -10,9 +10,10 @@
 # rustup cannot download other targets' standard libraries here, so this uses Debian's
 # Rust 1.96 (rustc-web, cargo-web) with the standard library's sources (rust-web-src)
 # and builds std for the target (-Zbuild-std; RUSTC_BOOTSTRAP=1 lets a stable compiler
-# take that flag). Linkers: gcc-mingw-w64-x86-64 and gcc-aarch64-linux-gnu with
-# libc6-dev-arm64-cross. Debian installs its rustc and cargo into /usr/bin, where
-# rustup's shims shadow them on PATH: they are called by their full path.
+# take that flag). Linkers: gcc-mingw-w64-x86-64, and gcc-aarch64-linux-gnu against
+# Debian 11's arm64 glibc (ci/sysroot.sh; libc6-dev-arm64-cross is qemu's sysroot in the
+# tests). Debian installs its rustc and cargo into /usr/bin, where rustup's shims shadow
+# them on PATH: they are called by their full path.
 #
 # Builds go to target/cross/ (its own target directory: Debian's compiler must not
 # reuse rustup's artifacts); about 5 minutes per platform cold on two cores, seconds
@@ -57,8 +58,9 @@ export RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1
 export CARGO_PROFILE_RELEASE_STRIP=symbols
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+# aarch64-linux-gnu-gcc against Debian 11's glibc 2.31, as for linux64 (ci/sysroot.sh)
+bash ci/sysroot.sh
+source target/sysroot/env.sh
 echo "ci/cross.sh: $($RUSTC --version)"
 
 for p in "${platforms[@]}"; do

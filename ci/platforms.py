@@ -8,6 +8,9 @@ output's bits at every communication point:
   - linux64 natively, win64 under Wine (Windows resource URIs file:///Z:/..., with a
     stand-in bcryptprimitives.dll that Wine 8.0 lacks: ci/platforms/bcryptprimitives.c),
     aarch64-linux under qemu-aarch64-static with the Debian cross sysroot;
+  - where ci/sysroot.sh made target/sysroot: linux64 again on Debian 11's glibc 2.31
+    (its loader and libraries: the oldest glibc we promise), and aarch64-linux on
+    that glibc too, instead of the cross sysroot's 2.36;
   - the outputs of each platform are compared with linux64's, bit for bit;
   - the FMU state is serialized on linux64 halfway and restored on each other
     platform, which must continue bit-identically;
@@ -33,7 +36,11 @@ from fmpy.validation import validate_fmu
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "platforms")
-AARCH64_SYSROOT = "/usr/aarch64-linux-gnu"
+ROOT = os.path.dirname(HERE)
+# Debian 11 (glibc 2.31) for amd64 and arm64, and C compilers linking against it (ci/sysroot.sh)
+OLD_GLIBC = os.path.join(ROOT, "target", "sysroot")
+HAVE_OLD_GLIBC = os.path.isfile(os.path.join(OLD_GLIBC, "env.sh"))
+AARCH64_SYSROOT = os.path.join(OLD_GLIBC, "arm64") if HAVE_OLD_GLIBC else "/usr/aarch64-linux-gnu"
 
 failures = []
 
@@ -44,11 +51,12 @@ def fail(what):
 
 
 class Platform:
-    def __init__(self, name, ext, work):
+    def __init__(self, name, ext, work, folder=None):
         self.name, self.ext, self.work = name, ext, work
+        self.folder = folder or name
 
     def library(self, fmu_dir, model):
-        return os.path.join(fmu_dir, "binaries", self.name, f"{model}.{self.ext}")
+        return os.path.join(fmu_dir, "binaries", self.folder, f"{model}.{self.ext}")
 
 
 class Linux64(Platform):
@@ -64,6 +72,21 @@ class Linux64(Platform):
 
     def command(self, plan, out):
         return [self.exe, plan, out]
+
+
+class Linux64Glibc231(Linux64):
+    """The linux64 runtime on Debian 11's glibc 2.31: the master is linked against it and
+    started by its loader with its libraries, so the runtime binds to glibc 2.31."""
+
+    def build(self):
+        self.exe = os.path.join(self.work, "fmu_run.glibc231")
+        cc = os.path.join(OLD_GLIBC, "bin", "x86_64-linux-gnu-cc")
+        subprocess.run([cc, "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c"), "-ldl"], check=True)
+
+    def command(self, plan, out):
+        root = os.path.join(OLD_GLIBC, "amd64")
+        return [os.path.join(root, "lib64", "ld-linux-x86-64.so.2"), "--library-path",
+                os.path.join(root, "lib", "x86_64-linux-gnu"), self.exe, plan, out]
 
 
 class Win64(Platform):
@@ -93,8 +116,8 @@ class Win64(Platform):
 class Aarch64(Platform):
     def build(self):
         self.exe = os.path.join(self.work, "fmu_run.aarch64")
-        subprocess.run(["aarch64-linux-gnu-gcc", "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c"), "-ldl"],
-                       check=True)
+        cc = os.path.join(OLD_GLIBC, "bin", "aarch64-linux-gnu-cc") if HAVE_OLD_GLIBC else "aarch64-linux-gnu-gcc"
+        subprocess.run([cc, "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c"), "-ldl"], check=True)
 
     def path(self, p):
         return os.path.abspath(p)
@@ -158,6 +181,11 @@ def main():
     os.makedirs(work)
     platforms = {"linux64": Linux64("linux64", "so", work), "win64": Win64("win64", "dll", work),
                  "aarch64-linux": Aarch64("aarch64-linux", "so", work)}
+    if HAVE_OLD_GLIBC:
+        platforms["linux64-glibc2.31"] = Linux64Glibc231("linux64-glibc2.31", "so", work, folder="linux64")
+    else:
+        print(f"platforms: {OLD_GLIBC} missing (bash ci/sysroot.sh): linux64 not run on glibc 2.31, "
+              f"aarch64-linux on {AARCH64_SYSROOT}", flush=True)
     for p in platforms.values():
         p.build()
     only = set(x for x in a.only.split(",") if x)

@@ -34,6 +34,10 @@ step() { printf '\n==> %s\n' "$*"; }
 step "setup"
 bash ci/setup.sh
 
+step "sysroot: Debian 11's glibc 2.31 for the Linux targets, so the runtimes load on glibc 2.31 and later (ci/sysroot.sh, docs/platforms.md)"
+bash ci/sysroot.sh
+source target/sysroot/env.sh
+
 step "cargo test --release (workspace)"
 cargo test --release --workspace
 
@@ -49,9 +53,17 @@ if ldd "$so" | grep -v -E 'linux-vdso|libc\.so|libm\.so|libpthread\.so|libdl\.so
   echo "the runtime needs a library beyond libc/libm/libpthread/libdl (above)"; exit 1
 fi
 echo "34 fmi2 functions exported; needs only: $(ldd "$so" | awk '{print $1}' | tr '\n' ' ')"
+glibc_max=$(bash ci/glibc_needed.sh "$so")
+[ "$(printf '%s\n' "$glibc_max" 2.31 | sort -V | tail -1)" = 2.31 ] \
+  || { echo "the runtime needs glibc $glibc_max; the promise is 2.31 (ci/sysroot.sh)"; exit 1; }
+echo "needs glibc $glibc_max (strong symbol versions; weak ones are optional)"
 
 step "platform runtimes: win64 and aarch64-linux cross-built (ci/cross.sh: Debian's Rust with -Zbuild-std), for the FMUs of the platforms step and the Python wheel"
 bash ci/cross.sh --test-tools
+glibc_max=$(bash ci/glibc_needed.sh target/release/runtimes/aarch64-linux/libcontact_fmu_runtime.so)
+[ "$(printf '%s\n' "$glibc_max" 2.31 | sort -V | tail -1)" = 2.31 ] \
+  || { echo "the aarch64 runtime needs glibc $glibc_max; the promise is 2.31 (ci/sysroot.sh)"; exit 1; }
+echo "aarch64-linux runtime needs glibc $glibc_max"
 
 step "Python package: the wheel (maturin, PyO3 abi3) with every runtime, manylinux (auditwheel show), installed into .venv for the example scripts (docs/python.md)"
 bash ci/wheel.sh --install

@@ -26,6 +26,11 @@ echo "ci/wheel.sh: runtimes in the wheel: $(ls "$pkg" | tr '\n' ' ')"
 
 rm -rf target/wheels
 t0=$(date +%s)
+# the extension module linked against glibc 2.31 like the runtimes (ci/sysroot.sh):
+# the wheel is manylinux_2_31 (python/pyproject.toml); the tag check below fails if a
+# runtime copied above was linked against a newer glibc
+bash ci/sysroot.sh
+source target/sysroot/env.sh
 # the same target folder as the workspace build: only pyo3 and the module compile anew
 "$venv/bin/maturin" build --release -m python/Cargo.toml -o target/wheels
 echo "ci/wheel.sh: wheel built in $(( $(date +%s) - t0 )) s"
