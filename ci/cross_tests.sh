@@ -10,8 +10,9 @@ cd "$root"
 export RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 CARGO_PROFILE_RELEASE_STRIP=symbols
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
 export CC_x86_64_pc_windows_gnu=x86_64-w64-mingw32-gcc
-export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
-export CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc
+# aarch64 against Debian 11's glibc 2.31 as in ci/cross.sh, and run on it (qemu -L)
+bash ci/sysroot.sh >/dev/null
+source target/sysroot/env.sh
 
 # the test executable cargo built for TRIPLE (the last "executable" it reports)
 build_tests() {
@@ -34,4 +35,4 @@ WINEPREFIX="$root/target/platforms-wine" WINEDEBUG=-all WINEDLLOVERRIDES="bcrypt
 
 exe=$(build_tests aarch64-unknown-linux-gnu)
 echo "ci/cross_tests.sh: aarch64-linux under qemu"
-qemu-aarch64-static -L /usr/aarch64-linux-gnu "$exe" --test-threads 1
+qemu-aarch64-static -L target/sysroot/arm64 "$exe" --test-threads 1
