@@ -5,7 +5,7 @@
 //! soil model's key).
 
 use crate::geometry::primitive;
-use super::single_wheel::{self, RigReport};
+use super::single_wheel::{self, RigForces, RigReport};
 use super::{RigDrive, RigMode, RigState};
 use crate::cosim::references::{BodyVrs, MotionVrs, ShapeVrs};
 use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
@@ -16,7 +16,7 @@ use crate::rigid_body::RigidBodyState;
 use crate::models::terra::adapter::{
     self as terra_adapter, wheel_soil_outputs, TerraVrs, WheelSoilVrs,
 };
-use crate::models::terra::{self, TerraState};
+use crate::models::terra::{self, TerraParams, TerraState};
 use crate::scenario::types::{RigSoilModel, RigSpec, Shape};
 use nalgebra::Vector3;
 use std::any::Any;
@@ -218,6 +218,12 @@ pub struct Rig {
     state: (RigState, TerraState),
     /// The last TerRA evaluation and the wheel's state it implies, for the outputs.
     last: (RigReport, TerraState),
+    /// TerRA's constants, from the parameters (until one is set).
+    params: Option<TerraParams>,
+    /// The evaluation for the outputs at the end of a communication step, which serves
+    /// the next step's first sub-step while the states, inputs and parameters stay as
+    /// they were.
+    fresh: Option<RigForces>,
 }
 
 /// Declares the rig when the scenario has a `rig` section; on SCM soil its wheel
@@ -269,6 +275,8 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         terra: TerraVrs::find(d.table),
         state: Default::default(),
         last: Default::default(),
+        params: None,
+        fresh: None,
     }))
 }
 
@@ -381,8 +389,15 @@ impl Model for Rig {
             ..Default::default()
         };
         self.state = (rig, TerraState::default());
+        self.params = None;
+        self.fresh = None;
         self.sync_body(w);
         Ok(())
+    }
+
+    fn inputs_changed(&mut self) {
+        self.params = None;
+        self.fresh = None;
     }
 
     fn evaluate(&mut self, w: &mut Frame, dt: f64) {
@@ -393,19 +408,33 @@ impl Model for Rig {
         }
         let r = &self.vrs;
         let drive = self.drive(w);
-        let p = terra_adapter::params(
-            w,
-            self.terra.as_ref(),
-            w.real(r.radius),
-            w.real(r.width),
-            drive.load_mass,
-            drive.g,
-        );
+        let p = match self.params {
+            Some(p) => p,
+            None => {
+                let p = terra_adapter::params(
+                    w,
+                    self.terra.as_ref(),
+                    w.real(r.radius),
+                    w.real(r.width),
+                    drive.load_mass,
+                    drive.g,
+                );
+                *self.params.insert(p)
+            }
+        };
+        let (rig, s) = &self.state;
+        let e = match &self.fresh {
+            Some(e) => e,
+            None => (self.fresh).insert(single_wheel::forces(rig, s, &p, &drive, w.surface)),
+        };
+        // dt = 0 advances copies: the states stay as they are (the copy of TerRA's is
+        // the state the outputs report)
         let (mut rig, mut s) = self.state;
-        let report = single_wheel::step(&mut rig, &mut s, &p, &drive, w.surface, dt);
+        let report = single_wheel::advance(&mut rig, &mut s, &p, &drive, e, dt);
         self.last = (report, s);
         if dt > 0.0 {
             self.state = (rig, s);
+            self.fresh = None;
         }
     }
 
@@ -490,6 +519,8 @@ impl Model for Rig {
     }
 
     fn restore(&mut self, state: &ModelState) {
+        self.params = None;
+        self.fresh = None;
         if let Some(s) = state.get::<(RigState, TerraState)>() {
             self.state = *s;
         }

@@ -3,7 +3,7 @@
 
 use crate::pmath;
 use super::{RigDrive, RigState};
-use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraState};
+use crate::models::terra::{self, TerraInput, TerraOutput, TerraParams, TerraRates, TerraState};
 use crate::geometry::terrain::Surface;
 use nalgebra::Vector3;
 
@@ -60,6 +60,77 @@ pub fn surface_slope(n: &Vector3<f64>) -> f64 {
     }
 }
 
+/// TerRA's forces on the rig's wheel at one state, and what advancing needs.
+#[derive(Debug, Clone, Copy)]
+pub struct RigForces {
+    /// TerRA's input (contact frame).
+    pub input: TerraInput,
+    /// Terrain normal and forward direction at the contact (world frame).
+    pub n: Vector3<f64>,
+    pub f: Vector3<f64>,
+    /// TerRA's forces and the rates of its states.
+    pub out: TerraOutput,
+    pub rates: TerraRates,
+    /// Soil force on the wheel (world frame), N.
+    pub force: Vector3<f64>,
+}
+
+/// The forces at the rig's and TerRA's current states; changes nothing.
+pub fn forces(
+    rig: &RigState,
+    state: &TerraState,
+    p: &TerraParams,
+    drive: &RigDrive,
+    surface: &Surface,
+) -> RigForces {
+    let hub = Vector3::new(rig.x, 0.0, rig.z);
+    let v = Vector3::new(rig.vx, 0.0, rig.vz);
+    let (input, n, f) = wheel_contact(surface, &hub, &v, drive.omega, p.radius);
+    let (out, rates) = terra::evaluate(p, state, &input);
+    let force = n * out.normal_force + f * out.tangential_force;
+    RigForces {
+        input,
+        n,
+        f,
+        out,
+        rates,
+        force,
+    }
+}
+
+/// Advances TerRA's states and the rig's motion by `dt` (s) under the forces `e` of
+/// their current states ([`forces`]).
+pub fn advance(
+    rig: &mut RigState,
+    state: &mut TerraState,
+    p: &TerraParams,
+    drive: &RigDrive,
+    e: &RigForces,
+    dt: f64,
+) -> RigReport {
+    terra::advance(p, state, &e.rates, dt);
+    // The sinkage grows as the hub goes down: dF_z/dz_hub = -k n_z^2.
+    let nz2 = e.n.z * e.n.z;
+    rig.step(
+        drive,
+        e.force.x,
+        e.force.z,
+        e.out.normal_stiffness * nz2,
+        e.out.normal_damping * nz2,
+        surface_slope(&e.n),
+        &Default::default(),
+        dt,
+    );
+    RigReport {
+        sinkage: e.input.z,
+        slip: terra::slip(drive.omega * p.radius, e.input.forward_velocity),
+        fx: e.force.x,
+        fz: e.force.z,
+        my: -p.radius * e.out.traction,
+        terra: e.out,
+    }
+}
+
 /// One rig step of `dt` (s): TerRA forces at the current state, then TerRA states and
 /// rig motion advance.
 pub fn step(
@@ -70,31 +141,8 @@ pub fn step(
     surface: &Surface,
     dt: f64,
 ) -> RigReport {
-    let hub = Vector3::new(rig.x, 0.0, rig.z);
-    let v = Vector3::new(rig.vx, 0.0, rig.vz);
-    let (input, n, f) = wheel_contact(surface, &hub, &v, drive.omega, p.radius);
-    let out = terra::step(p, state, &input, dt);
-    let force = n * out.normal_force + f * out.tangential_force;
-    // The sinkage grows as the hub goes down: dF_z/dz_hub = -k n_z^2.
-    let nz2 = n.z * n.z;
-    rig.step(
-        drive,
-        force.x,
-        force.z,
-        out.normal_stiffness * nz2,
-        out.normal_damping * nz2,
-        surface_slope(&n),
-        &Default::default(),
-        dt,
-    );
-    RigReport {
-        sinkage: input.z,
-        slip: terra::slip(drive.omega * p.radius, input.forward_velocity),
-        fx: force.x,
-        fz: force.z,
-        my: -p.radius * out.traction,
-        terra: out,
-    }
+    let e = forces(rig, state, p, drive, surface);
+    advance(rig, state, p, drive, &e, dt)
 }
 
 #[cfg(test)]

@@ -2,15 +2,16 @@
 //! (see [`crate::cosim::model`]); the rig's TerRA wheel reuses its parameters and
 //! outputs ([`TerraVrs::find`], [`wheel_soil_outputs`], [`write_wheel_soil`]).
 
-use super::{TerraInput, TerraModel, TerraOutput, TerraParams, TerraSoil, TerraState};
+use super::{TerraInput, TerraModel, TerraOutput, TerraParams, TerraRates, TerraSoil, TerraState};
 use crate::cosim::references::ShapeVrs;
-use crate::cosim::model::{self, Declare, Frame, Model, ModelState};
+use crate::cosim::model::{self, BodyMotion, Declare, Frame, Model, ModelState};
 use crate::cosim::variables::{
     Bounds, Causality, Initial, Start, VarType, Variability, Variable, VariableTable,
 };
 use crate::cosim::WorldError;
 use crate::models::wheel::{contact, WheelGeometry};
 use crate::scenario::types::TerraSettings;
+use nalgebra::Vector3;
 use std::any::Any;
 use Variability::Tunable;
 
@@ -302,6 +303,37 @@ pub struct Terra {
     states: Vec<TerraState>,
     /// Per wheel: the last evaluation and the state it implies, for the outputs.
     last: Vec<(TerraInput, TerraOutput, TerraState)>,
+    /// Per wheel: the evaluation for the outputs at the end of a communication step,
+    /// which serves the next step's first sub-step while nothing changed: not the
+    /// wheel's motion (its bits), not its TerRA state, no input or parameter.
+    fresh: Vec<Option<Evaluation>>,
+}
+
+/// One wheel's TerRA evaluation at one instant: what the world receives and what
+/// advancing its state needs.
+#[derive(Clone, Copy)]
+struct Evaluation {
+    /// The wheel's pose and velocities it was made at, as bits.
+    motion: [u64; 13],
+    params: TerraParams,
+    input: TerraInput,
+    out: TerraOutput,
+    rates: TerraRates,
+    /// Force and torque on the wheel body (world frame, N and N m, about its centre).
+    force: Vector3<f64>,
+    torque: Vector3<f64>,
+    /// Sinkage, m (>= 0).
+    depth: f64,
+}
+
+/// A body's pose and velocities as bits: equal bits, the same evaluation.
+fn motion_bits(m: &BodyMotion) -> [u64; 13] {
+    let t = &m.iso.translation.vector;
+    let q = m.iso.rotation.quaternion();
+    let all = [
+        t.x, t.y, t.z, q.w, q.i, q.j, q.k, m.v.x, m.v.y, m.v.z, m.w.x, m.w.y, m.w.z,
+    ];
+    all.map(f64::to_bits)
 }
 
 /// Declares TerRA when the scenario has a `terra` section.
@@ -340,6 +372,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         wheels,
         states: vec![TerraState::default(); k],
         last: vec![Default::default(); k],
+        fresh: vec![None; k],
     }))
 }
 
@@ -368,6 +401,31 @@ impl Terra {
     }
 }
 
+impl Terra {
+    /// Wheel `k`'s forces at the current state (`motion`: its pose and velocities).
+    fn evaluation(&self, w: &Frame, k: usize, motion: [u64; 13]) -> Evaluation {
+        let (p, geo) = self.wheel(w, k);
+        let (out, rates) = super::evaluate(&p, &self.states[k], &geo.input);
+        let force = geo.normal * out.normal_force + geo.forward * out.tangential_force;
+        // The normal force acts at the lowest wheel point; the traction is shear on the
+        // rim (torque -r F_traction about the axle); the resistance is earth pressure
+        // through the hub.
+        let axle = geo.normal.cross(&geo.forward);
+        let torque =
+            geo.lever.cross(&(geo.normal * out.normal_force)) - axle * (p.radius * out.traction);
+        Evaluation {
+            motion,
+            params: p,
+            input: geo.input,
+            out,
+            rates,
+            force,
+            torque,
+            depth: geo.input.z.max(0.0),
+        }
+    }
+}
+
 impl Model for Terra {
     fn key(&self) -> &'static str {
         "terra"
@@ -375,33 +433,39 @@ impl Model for Terra {
 
     fn build(&mut self, _w: &mut Frame) -> Result<(), WorldError> {
         self.states.fill(TerraState::default());
+        self.fresh.fill(None);
         Ok(())
+    }
+
+    fn inputs_changed(&mut self) {
+        self.fresh.fill(None);
     }
 
     fn evaluate(&mut self, w: &mut Frame, dt: f64) {
         let advance = dt > 0.0;
         for k in 0..self.wheels.len() {
             let b = self.wheels[k].body;
-            let (p, geo) = self.wheel(w, k);
-            // dt = 0 evaluates on a copy: the states stay as they are.
+            let motion = motion_bits(&w.pose_of(b));
+            let e = match self.fresh[k] {
+                Some(e) if e.motion == motion => e,
+                _ => self.evaluation(w, k, motion),
+            };
+            // dt = 0 advances a copy: the states stay as they are (the copy is the
+            // state the outputs report).
             let mut state = self.states[k];
-            let out = super::step(&p, &mut state, &geo.input, dt);
+            super::advance(&e.params, &mut state, &e.rates, dt);
             if advance {
                 self.states[k] = state;
+                self.fresh[k] = None;
+            } else {
+                self.fresh[k] = Some(e);
             }
-            let force = geo.normal * out.normal_force + geo.forward * out.tangential_force;
-            // The normal force acts at the lowest wheel point; the traction is shear on
-            // the rim (torque -r F_traction about the axle); the resistance is earth
-            // pressure through the hub.
-            let axle = geo.normal.cross(&geo.forward);
-            let torque = geo.lever.cross(&(geo.normal * out.normal_force))
-                - axle * (p.radius * out.traction);
             let acc = &mut w.loads[b];
-            acc.force += force;
-            acc.torque += torque;
-            acc.depth = acc.depth.max(geo.input.z.max(0.0));
-            acc.in_contact |= out.in_contact;
-            self.last[k] = (geo.input, out, state);
+            acc.force += e.force;
+            acc.torque += e.torque;
+            acc.depth = acc.depth.max(e.depth);
+            acc.in_contact |= e.out.in_contact;
+            self.last[k] = (e.input, e.out, state);
         }
     }
 
@@ -444,6 +508,7 @@ impl Model for Terra {
     }
 
     fn restore(&mut self, state: &ModelState) {
+        self.fresh.fill(None);
         if let Some(s) = state.get::<Vec<TerraState>>() {
             self.states.clone_from(s);
         }
@@ -455,5 +520,69 @@ impl Model for Terra {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::cosim::variables::{Phase, VarType};
+    use crate::cosim::World;
+
+    fn world(example: &str) -> World {
+        let path = format!("{}/examples/{example}.json", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut w = World::new(&crate::scenario::parse_str(&text, &path).unwrap(), None).unwrap();
+        w.exit_initialization().unwrap();
+        w
+    }
+
+    fn outputs(w: &mut World) -> Vec<u64> {
+        let vrs: Vec<u32> = (0..w.table().count(VarType::Real) as u32).collect();
+        let mut out = vec![0.0; vrs.len()];
+        w.get_reals(&vrs, &mut out).unwrap();
+        out.iter().map(|x| x.to_bits()).collect()
+    }
+
+    /// The evaluation for the outputs at the end of a step serves the next step's first
+    /// sub-step (TerRA's adapter and the rig's): setting any input or tunable parameter,
+    /// one at a time, must make the next step evaluate anew. The reference is a world
+    /// restored from a snapshot (which has no evaluation to reuse) given the same value.
+    #[test]
+    fn a_set_value_makes_the_next_step_evaluate_anew() {
+        for example in ["terra_single_wheel", "terra_kinematic_wheel"] {
+            let mut base = world(example);
+            for _ in 0..300 {
+                base.do_step(1e-3).unwrap();
+            }
+            let saved = base.snapshot();
+            let settable: Vec<u32> = (base.table().variables.iter())
+                .filter(|v| v.ty == VarType::Real && v.settable_in(Phase::Stepping))
+                .map(|v| v.vr)
+                .collect();
+            let mut tried = 0;
+            for &vr in &settable {
+                let mut cached = world(example);
+                cached.restore(&saved).unwrap();
+                cached.do_step(1e-3).unwrap();
+                let _ = outputs(&mut cached); // the evaluation for the outputs
+                let mut old = [0.0];
+                cached.get_reals(&[vr], &mut old).unwrap();
+                let x = old[0] * 1.05 + 1e-3;
+                if cached.set_reals(&[vr], &[x], Phase::Stepping).is_err() {
+                    continue; // out of its range
+                }
+                let mut fresh = world(example);
+                fresh.restore(&cached.snapshot()).unwrap();
+                let name = cached.table().get(VarType::Real, vr).unwrap().name.clone();
+                for k in 0..3 {
+                    cached.do_step(1e-3).unwrap();
+                    fresh.do_step(1e-3).unwrap();
+                    let (a, b) = (outputs(&mut cached), outputs(&mut fresh));
+                    assert_eq!(a, b, "{example}: {name} set, step {k}");
+                }
+                tried += 1;
+            }
+            assert!(tried > 0, "{example}: no value could be set");
+        }
     }
 }

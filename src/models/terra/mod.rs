@@ -70,29 +70,57 @@ pub struct TerraOutput {
 
 pub use crate::models::wheel::slip;
 
+/// What advancing the states by a step needs from an evaluation at its start: the
+/// rates of eq. (16), (18), (21), (22) and (25), and z_peak after loading.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct TerraRates {
+    /// The wheel touches the soil (z > 0); out of it the states reset.
+    pub in_soil: bool,
+    /// Sinkage z, m.
+    pub z: f64,
+    /// Effective sinkage z_eff, m (eq. (1)).
+    pub z_eff: f64,
+    /// z_peak after eq. (16)'s loading branch, m.
+    pub z_peak: f64,
+    /// The peak's share of the outward sinkage rate, m/s (eq. (15)).
+    pub z_out_peak: f64,
+    /// dz_s/dt, m/s (eq. (18)).
+    pub z_s_rate: f64,
+    /// Slip velocity v_s, m/s (eq. (8)).
+    pub slip_velocity: f64,
+    /// Forward velocity v_t,x, m/s.
+    pub forward_velocity: f64,
+    /// dI/dt of the resistance controller, N m/s (eq. (25)).
+    pub integrator_rate: f64,
+}
+
 /// Advances the TerRA states by `dt` (s, explicit Euler; the PT1 of eq. (22) backward
-/// Euler) and returns the forces at the start of the step.
+/// Euler) and returns the forces at the start of the step: [`evaluate`], then
+/// [`advance`].
 pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) -> TerraOutput {
+    let (out, rates) = evaluate(p, s, input);
+    advance(p, s, &rates, dt);
+    out
+}
+
+/// The forces at state `s` and the rates [`advance`] integrates; changes nothing.
+pub fn evaluate(p: &TerraParams, s: &TerraState, input: &TerraInput) -> (TerraOutput, TerraRates) {
     let z = input.z;
     if z <= 0.0 {
-        // Out of the soil: no force, no slip-sinkage and no sheared soil under the wheel.
-        // The plastic imprint (z_peak) stays where it is.
-        s.z_s = 0.0;
-        s.j_m = 0.0;
-        s.x_m = 0.0;
-        s.pi_integrator = 0.0;
-        return TerraOutput {
+        // Out of the soil: no force; advancing resets the slip-sinkage and the sheared
+        // soil under the wheel. The plastic imprint (z_peak) stays where it is.
+        let out = TerraOutput {
             slip_velocity: input.omega * p.radius - input.forward_velocity,
             ..Default::default()
         };
+        return (out, TerraRates::default());
     }
     let v_s = input.omega * p.radius - input.forward_velocity; // eq. (8)
     let z_eff = z - s.z_s; // eq. (1)
-    if z_eff >= s.z_peak {
-        s.z_peak = z_eff; // eq. (16), loading: z_peak follows z_eff
-    }
-    let f_peak = normal::peak_force(p, s.z_peak); // eq. (2)
+    let z_peak = if z_eff >= s.z_peak { z_eff } else { s.z_peak }; // eq. (16), loading
+    let f_peak = normal::peak_force(p, z_peak); // eq. (2)
     let d_el = normal::elastic_layer(p, f_peak); // eq. (5)
+
     // tan of the modified friction angle phi_g = phi - alpha (eq. (12)), for the
     // outward sinkage (eq. (11)) and the shear stress limit (eq. (19))
     let tan_phi_g = pmath::tan(p.soil.phi - input.slope);
@@ -100,17 +128,17 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     // Sinkage rates, eq. (9), (11), (14), (15), (18).
     let z_in = sinkage::inward_rate(p, z, v_s);
     let z_out = sinkage::outward_rate_tan(p, z, tan_phi_g, input.forward_velocity);
-    let z_out_peak = sinkage::peak_fraction(s.z_peak, z_eff, d_el) * z_out;
+    let z_out_peak = sinkage::peak_fraction(z_peak, z_eff, d_el) * z_out;
     let z_out_s = z_out - z_out_peak;
     let z_s_rate = z_in - z_out_s;
 
     // Normal force, eq. (3), (6), (7).
     let z_eff_rate = input.z_rate - z_s_rate;
-    let spring = normal::spring_force_at_peak(p, z_eff, s.z_peak, f_peak);
+    let spring = normal::spring_force_at_peak(p, z_eff, z_peak, f_peak);
     let normal_force = spring + normal::damping_force(p, z_eff_rate);
     let normal_stiffness = if spring <= 0.0 {
         0.0
-    } else if z_eff >= s.z_peak {
+    } else if z_eff >= z_peak {
         p.model.k_c * p.model.k_exp * pmath::powf(z_eff, p.model.k_exp - 1.0)
     } else {
         p.model.k_el
@@ -132,18 +160,7 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
     let f_res = resistance::max_resistance(p, z);
     let res = resistance::limited_pi(p, input.forward_velocity, f_res, s.pi_integrator);
 
-    // Integrate the states.
-    if z_eff < s.z_peak {
-        s.z_peak = (s.z_peak - dt * z_out_peak).max(0.0); // eq. (16), decreasing
-    }
-    s.z_s = (s.z_s + dt * z_s_rate).clamp(0.0, z); // eq. (18)
-    s.j_m += dt * v_s; // eq. (21)
-    let target = traction::build_up_length_target(input.forward_velocity, v_s, s.j_m);
-    let a = dt / p.model.t_pt1;
-    s.x_m = (s.x_m + a * target) / (1.0 + a); // eq. (22), PT1
-    s.pi_integrator += dt * res.integrator_rate; // eq. (25)
-
-    TerraOutput {
+    let out = TerraOutput {
         normal_force,
         tangential_force: traction_force + res.force,
         traction: traction_force,
@@ -153,7 +170,40 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
         normal_stiffness,
         normal_damping,
         in_contact: true,
+    };
+    let rates = TerraRates {
+        in_soil: true,
+        z,
+        z_eff,
+        z_peak,
+        z_out_peak,
+        z_s_rate,
+        slip_velocity: v_s,
+        forward_velocity: input.forward_velocity,
+        integrator_rate: res.integrator_rate,
+    };
+    (out, rates)
+}
+
+/// Integrates the states by `dt` (s) with the rates of an [`evaluate`] of `s`.
+pub fn advance(p: &TerraParams, s: &mut TerraState, r: &TerraRates, dt: f64) {
+    if !r.in_soil {
+        s.z_s = 0.0;
+        s.j_m = 0.0;
+        s.x_m = 0.0;
+        s.pi_integrator = 0.0;
+        return;
     }
+    s.z_peak = r.z_peak;
+    if r.z_eff < s.z_peak {
+        s.z_peak = (s.z_peak - dt * r.z_out_peak).max(0.0); // eq. (16), decreasing
+    }
+    s.z_s = (s.z_s + dt * r.z_s_rate).clamp(0.0, r.z); // eq. (18)
+    s.j_m += dt * r.slip_velocity; // eq. (21)
+    let target = traction::build_up_length_target(r.forward_velocity, r.slip_velocity, s.j_m);
+    let a = dt / p.model.t_pt1;
+    s.x_m = (s.x_m + a * target) / (1.0 + a); // eq. (22), PT1
+    s.pi_integrator += dt * r.integrator_rate; // eq. (25)
 }
 
 #[cfg(test)]
