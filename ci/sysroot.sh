@@ -8,7 +8,8 @@
 # against. Linked on Debian 12 (glibc 2.36, GCC 12), the runtime needs glibc 2.35
 # (pthread_* and dlsym at GLIBC_2.34, GCC 12's libgcc_eh calls _dl_find_object, 2.35)
 # and does not load on Ubuntu 20.04, Debian 11, SLES 15 or Jetson's JetPack 5. Linked
-# against glibc 2.31 it needs 2.31 at most (docs/platforms.md, "Which Linux").
+# against glibc 2.31, with exp and log taken from our own code (fmu-template/src/
+# glibc_math.rs), it asks for GLIBC_2.17 at most (docs/platforms.md, "Which Linux").
 #
 # What: apt (with a private configuration: the host's sources and state are untouched)
 # downloads libc6, libc6-dev, libgcc-s1, libgcc-10-dev and linux-libc-dev from Debian 11

@@ -7,6 +7,8 @@
 //! it then defines every `_Unwind_*` symbol, and the linker's `--as-needed` (rustc's
 //! default on Linux) drops the unused `libgcc_s` dependency. Where `libgcc_eh.a` cannot
 //! be found, the runtime still builds, with the libgcc_s dependency.
+//!
+//! On Linux it also links with `--wrap=exp,--wrap=log` (see `src/glibc_math.rs`).
 use std::process::Command;
 
 fn main() {
@@ -15,6 +17,9 @@ fn main() {
     if !target.contains("linux-gnu") {
         return;
     }
+    // exp and log from dependencies go to src/glibc_math.rs, not to glibc's GLIBC_2.29
+    // versions: the runtime then loads on glibc before 2.29 (RHEL 8)
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--wrap=exp,--wrap=log");
     // The target's C compiler, as the cc crate looks it up: a cross build asks the
     // cross compiler (aarch64-linux-gnu-gcc), not the host's.
     let under = target.replace('-', "_");

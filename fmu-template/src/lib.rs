@@ -12,6 +12,8 @@
 
 pub mod fmi2_types;
 pub mod fmi3;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod glibc_math;
 pub mod instance;
 pub mod logger;
 pub mod resource_uri;
