@@ -95,6 +95,25 @@ pub fn powf(x: f64, y: f64) -> f64 {
     }
 }
 
+/// `(powf(x, a), powf(x, b))` with one logarithm where both take the e^(y ln x)
+/// path: the same bits as the two calls.
+#[inline]
+pub fn powf_pair(x: f64, a: f64, b: f64) -> (f64, f64) {
+    if x > 0.0 && x < f64::INFINITY {
+        let ln_x = libm::log(x);
+        let one = |y: f64| {
+            if y.is_finite() {
+                libm::exp(y * ln_x)
+            } else {
+                libm::pow(x, y)
+            }
+        };
+        (one(a), one(b))
+    } else {
+        (powf(x, a), powf(x, b))
+    }
+}
+
 /// sqrt(x² + y²) without overflow
 #[inline]
 pub fn hypot(x: f64, y: f64) -> f64 {
@@ -170,6 +189,22 @@ mod tests {
             assert!(a.angle_to(&b) < 1e-12, "{r} {p} {y}");
         }
         assert_eq!(quat_from_scaled_axis(Vector3::zeros()), UnitQuaternion::identity());
+    }
+
+    #[test]
+    fn powf_pair_is_two_powf() {
+        let (inf, nan) = (f64::INFINITY, f64::NAN);
+        let xs = [0.0, -0.0, 1e-300, 0.013, 0.5, 1.0, 7.25, inf, -2.0, nan];
+        let ys = [1.1, 0.1, -0.9, 0.0, 2.0, inf, nan];
+        for x in xs {
+            for a in ys {
+                for b in ys {
+                    let (pa, pb) = powf_pair(x, a, b);
+                    assert_eq!(pa.to_bits(), powf(x, a).to_bits(), "{x}^{a}");
+                    assert_eq!(pb.to_bits(), powf(x, b).to_bits(), "{x}^{b}");
+                }
+            }
+        }
     }
 
     #[test]

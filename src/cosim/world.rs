@@ -502,9 +502,10 @@ impl World {
     }
 
     fn check_finite(&self) -> Result<(), WorldError> {
-        // one pass over the values (vectorized); only a non-finite one looks for its
-        // variable, first in the table's order as always
-        if self.own.values.reals.iter().all(|v| v.is_finite()) {
+        // one pass over the values without an early exit (so it vectorizes); only a
+        // non-finite one looks for its variable, first in the table's order as always
+        let reals = &self.own.values.reals;
+        if !reals.iter().fold(false, |bad, v| bad | !v.is_finite()) {
             return Ok(());
         }
         for var in &self.table.variables {

@@ -218,8 +218,9 @@ pub struct Rig {
     state: (RigState, TerraState),
     /// The last TerRA evaluation and the wheel's state it implies, for the outputs.
     last: (RigReport, TerraState),
-    /// TerRA's constants, from the parameters (until one is set).
-    params: Option<TerraParams>,
+    /// TerRA's constants and its ideal sinkage (m), from the parameters (until one is
+    /// set).
+    params: Option<(TerraParams, f64)>,
     /// The evaluation for the outputs at the end of a communication step, which serves
     /// the next step's first sub-step while the states, inputs and parameters stay as
     /// they were.
@@ -406,35 +407,38 @@ impl Model for Rig {
             self.sync_body(w);
             return;
         }
-        let r = &self.vrs;
         let drive = self.drive(w);
-        let p = match self.params {
-            Some(p) => p,
-            None => {
-                let p = terra_adapter::params(
-                    w,
-                    self.terra.as_ref(),
-                    w.real(r.radius),
-                    w.real(r.width),
-                    drive.load_mass,
-                    drive.g,
-                );
-                *self.params.insert(p)
-            }
-        };
-        let (rig, s) = &self.state;
-        let e = match &self.fresh {
-            Some(e) => e,
-            None => (self.fresh).insert(single_wheel::forces(rig, s, &p, &drive, w.surface)),
-        };
+        // the fields apart: the cached constants and evaluation are used in place
+        let Self {
+            vrs: r,
+            terra,
+            state,
+            last,
+            params,
+            fresh,
+        } = self;
+        let (p, z_ideal) = params.get_or_insert_with(|| {
+            let p = terra_adapter::params(
+                w,
+                terra.as_ref(),
+                w.real(r.radius),
+                w.real(r.width),
+                drive.load_mass,
+                drive.g,
+            );
+            (p, terra::sinkage::ideal_sinkage(&p))
+        });
+        let e = fresh.get_or_insert_with(|| {
+            single_wheel::forces(&state.0, &state.1, p, *z_ideal, &drive, w.surface)
+        });
         // dt = 0 advances copies: the states stay as they are (the copy of TerRA's is
         // the state the outputs report)
-        let (mut rig, mut s) = self.state;
-        let report = single_wheel::advance(&mut rig, &mut s, &p, &drive, e, dt);
-        self.last = (report, s);
+        let (mut rig, mut s) = *state;
+        last.0 = single_wheel::advance(&mut rig, &mut s, p, &drive, e, dt);
+        last.1 = s;
         if dt > 0.0 {
-            self.state = (rig, s);
-            self.fresh = None;
+            *state = (rig, s);
+            *fresh = None;
         }
     }
 

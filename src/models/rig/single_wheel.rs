@@ -75,18 +75,20 @@ pub struct RigForces {
     pub force: Vector3<f64>,
 }
 
-/// The forces at the rig's and TerRA's current states; changes nothing.
+/// The forces at the rig's and TerRA's current states; changes nothing. `z_ideal`:
+/// TerRA's ideal sinkage ([`terra::sinkage::ideal_sinkage`] of `p`), m.
 pub fn forces(
     rig: &RigState,
     state: &TerraState,
     p: &TerraParams,
+    z_ideal: f64,
     drive: &RigDrive,
     surface: &Surface,
 ) -> RigForces {
     let hub = Vector3::new(rig.x, 0.0, rig.z);
     let v = Vector3::new(rig.vx, 0.0, rig.vz);
     let (input, n, f) = wheel_contact(surface, &hub, &v, drive.omega, p.radius);
-    let (out, rates) = terra::evaluate(p, state, &input);
+    let (out, rates) = terra::evaluate_at(p, z_ideal, state, &input);
     let force = n * out.normal_force + f * out.tangential_force;
     RigForces {
         input,
@@ -141,7 +143,7 @@ pub fn step(
     surface: &Surface,
     dt: f64,
 ) -> RigReport {
-    let e = forces(rig, state, p, drive, surface);
+    let e = forces(rig, state, p, terra::sinkage::ideal_sinkage(p), drive, surface);
     advance(rig, state, p, drive, &e, dt)
 }
 

@@ -105,6 +105,17 @@ pub fn step(p: &TerraParams, s: &mut TerraState, input: &TerraInput, dt: f64) ->
 
 /// The forces at state `s` and the rates [`advance`] integrates; changes nothing.
 pub fn evaluate(p: &TerraParams, s: &TerraState, input: &TerraInput) -> (TerraOutput, TerraRates) {
+    evaluate_at(p, sinkage::ideal_sinkage(p), s, input)
+}
+
+/// [`evaluate`] with the ideal sinkage of eq. (10) (`z_ideal`, m:
+/// [`sinkage::ideal_sinkage`] of `p`) already known; it depends on the constants only.
+pub fn evaluate_at(
+    p: &TerraParams,
+    z_ideal: f64,
+    s: &TerraState,
+    input: &TerraInput,
+) -> (TerraOutput, TerraRates) {
     let z = input.z;
     if z <= 0.0 {
         // Out of the soil: no force; advancing resets the slip-sinkage and the sheared
@@ -117,8 +128,19 @@ pub fn evaluate(p: &TerraParams, s: &TerraState, input: &TerraInput) -> (TerraOu
     }
     let v_s = input.omega * p.radius - input.forward_velocity; // eq. (8)
     let z_eff = z - s.z_s; // eq. (1)
-    let z_peak = if z_eff >= s.z_peak { z_eff } else { s.z_peak }; // eq. (16), loading
-    let f_peak = normal::peak_force(p, z_peak); // eq. (2)
+
+    // eq. (16), loading: z_peak follows z_eff
+    let loading = z_eff >= s.z_peak;
+    let z_peak = if loading { z_eff } else { s.z_peak };
+
+    // eq. (2), and while loading the stiffness's power of eq. (2) below with the same
+    // ln z_eff (bits as normal::peak_force and pmath::powf give them)
+    let (f_peak, stiffness_power) = if loading && z_eff > 0.0 {
+        let (a, b) = pmath::powf_pair(z_eff, p.model.k_exp, p.model.k_exp - 1.0);
+        (p.model.k_c * a, Some(b))
+    } else {
+        (normal::peak_force(p, z_peak), None)
+    };
     let d_el = normal::elastic_layer(p, f_peak); // eq. (5)
 
     // tan of the modified friction angle phi_g = phi - alpha (eq. (12)), for the
@@ -127,7 +149,7 @@ pub fn evaluate(p: &TerraParams, s: &TerraState, input: &TerraInput) -> (TerraOu
 
     // Sinkage rates, eq. (9), (11), (14), (15), (18).
     let z_in = sinkage::inward_rate(p, z, v_s);
-    let z_out = sinkage::outward_rate_tan(p, z, tan_phi_g, input.forward_velocity);
+    let z_out = sinkage::outward_rate_ideal(p, z, z_ideal, tan_phi_g, input.forward_velocity);
     let z_out_peak = sinkage::peak_fraction(z_peak, z_eff, d_el) * z_out;
     let z_out_s = z_out - z_out_peak;
     let z_s_rate = z_in - z_out_s;
@@ -139,7 +161,8 @@ pub fn evaluate(p: &TerraParams, s: &TerraState, input: &TerraInput) -> (TerraOu
     let normal_stiffness = if spring <= 0.0 {
         0.0
     } else if z_eff >= z_peak {
-        p.model.k_c * p.model.k_exp * pmath::powf(z_eff, p.model.k_exp - 1.0)
+        let power = stiffness_power.unwrap_or_else(|| pmath::powf(z_eff, p.model.k_exp - 1.0));
+        p.model.k_c * p.model.k_exp * power
     } else {
         p.model.k_el
     };

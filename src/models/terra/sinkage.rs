@@ -37,11 +37,23 @@ pub fn outward_rate(p: &TerraParams, z: f64, slope_angle: f64, forward_velocity:
 /// [`outward_rate`] with `tan_phi_g` = tan(phi - alpha) already known (the step
 /// computes it once for this and the shear stress limit).
 pub fn outward_rate_tan(p: &TerraParams, z: f64, tan_phi_g: f64, forward_velocity: f64) -> f64 {
+    outward_rate_ideal(p, z, ideal_sinkage(p), tan_phi_g, forward_velocity)
+}
+
+/// [`outward_rate_tan`] with the ideal sinkage `z_ideal` (m, [`ideal_sinkage`] of `p`)
+/// already known: it depends on the constants only.
+pub fn outward_rate_ideal(
+    p: &TerraParams,
+    z: f64,
+    z_ideal: f64,
+    tan_phi_g: f64,
+    forward_velocity: f64,
+) -> f64 {
     let half_l = half_patch_length(p.radius, z);
     if half_l <= 0.0 {
         return 0.0;
     }
-    let climb = ((z - ideal_sinkage(p)) / half_l).min(tan_phi_g);
+    let climb = ((z - z_ideal) / half_l).min(tan_phi_g);
     climb.max(0.0) * forward_velocity.abs()
 }
 
