@@ -39,7 +39,8 @@ fn src_calls_no_platform_math() {
     rust_files(&root.join("fmu-template/src"), &mut files);
     let mut found = vec![];
     for f in files {
-        if f.ends_with("pmath.rs") {
+        // the portable functions themselves, and their tests against the platform's
+        if f.ends_with("pmath.rs") || f.components().any(|c| c.as_os_str() == "pmath") {
             continue;
         }
         let text = std::fs::read_to_string(&f).unwrap();

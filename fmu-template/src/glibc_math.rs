@@ -5,7 +5,7 @@
 //! them through Rust's `f64::exp` and `f64::ln`, so a runtime linked against any newer
 //! glibc needed 2.29 and did not load on RHEL 8 (glibc 2.28) or older. On Linux the
 //! runtime is linked with `--wrap=exp --wrap=log` (`build.rs`): those calls come here,
-//! to the portable musl ports the models use anyway (`contact_fmu::pmath`), which give
+//! to the portable versions the models use anyway (`contact_fmu::pmath`), which give
 //! the same bits on every platform. The symbols are hidden: the FMU exports only the
 //! FMI functions. (docs/platforms.md, "Which Linux")
 

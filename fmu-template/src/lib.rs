@@ -16,6 +16,7 @@ pub mod fmi3;
 mod glibc_math;
 pub mod instance;
 pub mod logger;
+mod platform_bits;
 pub mod resource_uri;
 pub mod state_machine;
 
