@@ -3,7 +3,7 @@
 
 For each FMU (a folder of *.fmu) and each platform in it, a small C master
 (ci/platforms/fmu_run.c, compiled here for each platform) runs the default experiment
-(at most --max-steps communication steps) through the FMI C API and writes every
+(all of it, or at most --max-steps communication steps) through the FMI C API and writes every
 output's bits at every communication point:
   - linux64 natively, win64 under Wine (Windows resource URIs file:///Z:/..., with a
     stand-in bcryptprimitives.dll that Wine 8.0 lacks: ci/platforms/bcryptprimitives.c),
@@ -14,6 +14,8 @@ output's bits at every communication point:
   - the outputs of each platform are compared with linux64's, bit for bit;
   - the FMU state is serialized on linux64 halfway and restored on each other
     platform, which must continue bit-identically;
+  - each platform runs all its plans in one process (fmu_run --batch): one start of
+    Wine or qemu instead of two per example;
   - once per platform, a panic in the runtime (CONTACT_FMU_TEST_PANIC) must come back
     as fmi2Error.
 
@@ -148,6 +150,36 @@ def run(platform, plan, out, env=None, timeout=1800):
     return p.returncode, (p.stderr or p.stdout)[-600:], time.time() - t0
 
 
+def run_batch(platform, runs, work, timeout=3600):
+    """Runs (plan, out) pairs in one fmu_run process (`--batch`): one Wine or qemu start
+    for all. Returns {plan: exit code} and "__seconds__"; on a crash of the process the
+    plans it did not reach are rerun one by one, so each failure is named."""
+    lst = os.path.join(work, f"batch.{platform.name}.txt")
+    with open(lst, "w") as f:
+        for plan, out in runs:
+            f.write(f"{platform.path(plan)}\n{platform.path(out)}\n")
+    t0 = time.time()
+    cmd = platform.command("--batch", lst)
+    cmd[-2:] = ["--batch", platform.path(lst)]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=getattr(platform, "env", None))
+    by_path = {platform.path(plan): plan for plan, _ in runs}
+    rcs = {}
+    for ln in p.stdout.splitlines():
+        rc, _, path = ln.partition(" ")
+        if path in by_path:
+            rcs[by_path[path]] = int(rc)
+    if any(rc != 0 for rc in rcs.values()):
+        print(f"  {platform.name}: {p.stderr[-1500:]}", flush=True)
+    for plan, out in runs:
+        if plan not in rcs:
+            rc, err, _ = run(platform, plan, out)
+            rcs[plan] = rc
+            if rc != 0:
+                print(f"  {platform.name}: {os.path.basename(os.path.dirname(plan))}: {err}", flush=True)
+    rcs["__seconds__"] = time.time() - t0
+    return rcs
+
+
 def first_difference(a, b, names):
     la, lb = open(a).read().splitlines(), open(b).read().splitlines()
     if len(la) != len(lb):
@@ -171,7 +203,7 @@ def as_double(hexbits):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("fmus")
-    ap.add_argument("--max-steps", type=int, default=200)
+    ap.add_argument("--max-steps", type=int, default=0, help="0 (default): the whole experiment")
     ap.add_argument("--work", default="target/platforms")
     ap.add_argument("--only", default="")
     ap.add_argument("--validate", action="store_true", help="also fmpy validate each FMU")
@@ -190,8 +222,9 @@ def main():
         p.build()
     only = set(x for x in a.only.split(",") if x)
     fmus = sorted(f for f in os.listdir(a.fmus) if f.endswith(".fmu") and (not only or f[:-4] in only))
-    panicked = set()
-    for i, f in enumerate(fmus):
+    # 1. every FMU unpacked, every plan written
+    cases = []
+    for f in fmus:
         name = f[:-4]
         d = os.path.join(work, name)
         with zipfile.ZipFile(os.path.join(a.fmus, f)) as z:
@@ -203,7 +236,9 @@ def main():
                 fail(f"{name}: fmpy validate: {problems[:3]}")
         de = md.defaultExperiment
         h = float(de.stepSize)
-        steps = min(a.max_steps, int(round((float(de.stopTime) - float(de.startTime or 0.0)) / h)))
+        steps = int(round((float(de.stopTime) - float(de.startTime or 0.0)) / h))
+        if a.max_steps > 0:
+            steps = min(steps, a.max_steps)
         outs = [v for v in md.modelVariables if v.causality == "output"]
         vrs = {ty: [v.valueReference for v in outs if v.type == ty] for ty in ("Real", "Integer", "Boolean")}
         names = [v.name for ty in ("Real", "Integer", "Boolean") for v in outs if v.type == ty]
@@ -213,48 +248,71 @@ def main():
             continue
         save_at = steps // 2
         state = os.path.join(d, "state.linux64.bin")
-        report = []
-        ref = os.path.join(d, "out.linux64.txt")
+        case = dict(name=name, dir=d, md=md, h=h, steps=steps, names=names, vrs=vrs, save_at=save_at,
+                    have=have, runs={})
         for p in have:
-            plan = os.path.join(d, f"plan.{p.name}.txt")
-            out = os.path.join(d, f"out.{p.name}.txt")
             is_ref = p.name == "linux64"
-            write_plan(plan, p, d, md, steps, h, save_at if is_ref else -1, state if is_ref else "-", "-", 0, vrs,
-                       False)
-            rc, err, dt = run(p, plan, out)
-            if rc != 0:
-                fail(f"{name} on {p.name}: exit code {rc}: {err}")
-                continue
-            verdict = "reference" if is_ref else (first_difference(ref, out, names) or "bit-identical")
-            if not is_ref and verdict != "bit-identical":
-                fail(f"{name} on {p.name}: differs from linux64 at {verdict}")
-            report.append(f"{p.name} {dt:.1f} s {verdict}")
+            plan, out = os.path.join(d, f"plan.{p.name}.txt"), os.path.join(d, f"out.{p.name}.txt")
+            write_plan(plan, p, d, md, steps, h, save_at if is_ref else -1, state if is_ref else "-", "-", 0,
+                       vrs, False)
+            case["runs"][p.name] = [(plan, out)]
             if not is_ref:
                 # restore linux64's state halfway and continue
                 plan2 = os.path.join(d, f"plan.{p.name}.resume.txt")
                 out2 = os.path.join(d, f"out.{p.name}.resume.txt")
                 write_plan(plan2, p, d, md, steps, h, -1, "-", state, save_at, vrs, False)
-                rc, err, _ = run(p, plan2, out2)
-                tail = os.path.join(d, "out.linux64.tail.txt")
+                case["runs"][p.name].append((plan2, out2))
+        cases.append(case)
+    # 2. each platform runs all its plans in one process (linux64 first: its saved states
+    #    are what the others resume from)
+    rcs, took = {}, {}
+    for p in platforms.values():
+        todo = [r for c in cases for r in c["runs"].get(p.name, [])]
+        if todo:
+            rcs.update(run_batch(p, todo, work))
+            took[p.name] = rcs.pop("__seconds__")
+    # 3. compared with linux64
+    for i, c in enumerate(cases):
+        name, ref = c["name"], c["runs"]["linux64"][0][1]
+        report = []
+        tail = os.path.join(c["dir"], "out.linux64.tail.txt")
+        for p in c["have"]:
+            (plan, out), *resume = c["runs"][p.name]
+            if rcs.get(plan, 1) != 0:
+                fail(f"{name} on {p.name}: exit code {rcs.get(plan)}")
+                continue
+            if p.name == "linux64":
+                report.append("linux64 reference")
                 with open(ref) as r, open(tail, "w") as t:
-                    t.write("".join(r.readlines()[save_at:]))
-                if rc != 0:
-                    fail(f"{name} on {p.name}: resuming linux64's FMU state: exit code {rc}: {err}")
-                elif (where := first_difference(tail, out2, names)):
-                    fail(f"{name} on {p.name}: resumed from linux64's state: {where}")
-                else:
-                    report[-1] += ", resumes linux64's state"
-            if p.name not in panicked:
-                plan3 = os.path.join(d, f"plan.{p.name}.panic.txt")
-                write_plan(plan3, p, d, md, 1, h, -1, "-", "-", 0, vrs, True)
-                env = dict(getattr(p, "env", None) or os.environ, CONTACT_FMU_TEST_PANIC="fmi2Terminate")
-                rc, err, _ = run(p, plan3, os.path.join(d, f"out.{p.name}.panic.txt"), env=env)
-                if rc != 0:
-                    fail(f"{name} on {p.name}: a panic at the FMI boundary: exit code {rc}: {err}")
-                else:
-                    report[-1] += ", panic caught"
-                panicked.add(p.name)
-        print(f"[{i + 1}/{len(fmus)}] {name} ({steps} steps): " + "; ".join(report), flush=True)
+                    t.write("".join(r.readlines()[c["save_at"]:]))
+                continue
+            verdict = first_difference(ref, out, c["names"]) or "bit-identical"
+            if verdict != "bit-identical":
+                fail(f"{name} on {p.name}: differs from linux64 at {verdict}")
+            report.append(f"{p.name} {verdict}")
+            plan2, out2 = resume[0]
+            if rcs.get(plan2, 1) != 0:
+                fail(f"{name} on {p.name}: resuming linux64's FMU state: exit code {rcs.get(plan2)}")
+            elif (where := first_difference(tail, out2, c["names"])):
+                fail(f"{name} on {p.name}: resumed from linux64's state: {where}")
+            else:
+                report[-1] += ", resumes linux64's state"
+        print(f"[{i + 1}/{len(cases)}] {name} ({c['steps']} steps): " + "; ".join(report), flush=True)
+    # 4. once per platform, a panic at the FMI boundary comes back as fmi2Error
+    for p in platforms.values():
+        c = next((c for c in cases if p in c["have"]), None)
+        if c is None:
+            continue
+        plan3 = os.path.join(c["dir"], f"plan.{p.name}.panic.txt")
+        write_plan(plan3, p, c["dir"], c["md"], 1, c["h"], -1, "-", "-", 0, c["vrs"], True)
+        env = dict(getattr(p, "env", None) or os.environ, CONTACT_FMU_TEST_PANIC="fmi2Terminate")
+        rc, err, _ = run(p, plan3, os.path.join(c["dir"], f"out.{p.name}.panic.txt"), env=env)
+        if rc != 0:
+            fail(f"{c['name']} on {p.name}: a panic at the FMI boundary: exit code {rc}: {err}")
+        else:
+            print(f"{p.name}: a panic in fmi2Terminate ({c['name']}) came back as fmi2Error", flush=True)
+    print("platforms: time per platform, all runs in one process: "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in took.items()), flush=True)
     if failures:
         print(f"platforms: {len(failures)} failures")
         sys.exit(1)

@@ -151,7 +151,7 @@ target/release/contact-fmu package --fmi 3 --scalars examples/*.json -o target/f
 step "memory: every example FMU, FMI 2.0 and 3.0, under valgrind memcheck (instantiate, step, states, reset, free)"
 bash ci/memcheck.sh
 
-step "platforms: the library's unit tests under Wine and qemu, every example packaged with all three runtimes (cross-built above), run under Wine and qemu, outputs bit-identical to linux64 (ci/platforms.py)"
+step "platforms: the library's unit tests under Wine and qemu, every example packaged with all three runtimes (cross-built above), run under Wine and qemu for their whole experiment, outputs bit-identical to linux64 (ci/platforms.py)"
 bash ci/cross_tests.sh
 # the C math the Windows DLL takes from msvcrt: only what dependencies call where no
 # result of ours depends on its rounding (docs/platforms.md); a new one fails here
@@ -166,5 +166,6 @@ echo "win64 runtime's C math from msvcrt, all in dependencies: $math"
 target/release/contact-fmu package examples/*.json -o target/fmu-platforms --platforms linux64,win64,aarch64-linux
 .venv/bin/python ci/platforms.py target/fmu-platforms --validate
 
-step "docs: the scenario field reference matches the schema"
+step "generated files: the scenario field reference matches the schema; pmath's exp/ln tables match ci/pmath_tables.py"
 .venv/bin/python ci/scenario_doc.py --check
+.venv/bin/python ci/pmath_tables.py --check

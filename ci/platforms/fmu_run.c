@@ -3,6 +3,9 @@
  * comparing the outputs bit for bit (ci/platforms.py writes the plan and compares).
  *
  * Usage: fmu_run PLAN OUT
+ *        fmu_run --batch LIST   (LIST: PLAN and OUT on alternate lines; runs them in turn in
+ *                                this one process, printing "EXIT_CODE PLAN" for each; exit
+ *                                code 8 if any failed. Saves a Wine start per run.)
  * PLAN, one item per line:
  *   library path; fmuResourceLocation URI; GUID; steps; step size (%a or decimal);
  *   save_at (serialize the FMU state after that many steps into SAVE, -1: never);
@@ -69,10 +72,9 @@ static unsigned* vrs(FILE* f, size_t* n) {
 
 #define SYM(R, name, args) R (*name) args = (R (*) args)lib_sym(lib, #name); if (!name) { fprintf(stderr, "missing %s\n", #name); return 2; }
 
-int main(int argc, char** argv) {
-  if (argc != 3) { fprintf(stderr, "usage: fmu_run PLAN OUT\n"); return 1; }
-  FILE* plan = fopen(argv[1], "r");
-  if (!plan) { fprintf(stderr, "cannot open %s\n", argv[1]); return 1; }
+static int run_plan(const char* plan_path, const char* out_path) {
+  FILE* plan = fopen(plan_path, "r");
+  if (!plan) { fprintf(stderr, "cannot open %s\n", plan_path); return 1; }
   static char path[4096], uri[4096], guid[256], save[4096], load[4096], tmp[256];
   int steps, save_at, start, panic;
   double h;
@@ -130,8 +132,8 @@ int main(int argc, char** argv) {
     free(bytes);
   }
   /* OUT "-": read the outputs but write nothing (for timing) */
-  FILE* out = strcmp(argv[2], "-") != 0 ? fopen(argv[2], "w") : NULL;
-  if (!out && strcmp(argv[2], "-") != 0) return 1;
+  FILE* out = strcmp(out_path, "-") != 0 ? fopen(out_path, "w") : NULL;
+  if (!out && strcmp(out_path, "-") != 0) return 1;
   double* r = calloc(nr + 1, sizeof *r);
   int* ints = calloc(ni + 1, sizeof *ints);
   int* bools = calloc(nb + 1, sizeof *bools);
@@ -166,5 +168,25 @@ int main(int argc, char** argv) {
     return 5;
   }
   fmi2FreeInstance(c);
+  free(rv); free(iv); free(bv); free(r); free(ints); free(bools);
   return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && strcmp(argv[1], "--batch") == 0) {
+    FILE* list = fopen(argv[2], "r");
+    if (!list) { fprintf(stderr, "cannot open %s\n", argv[2]); return 1; }
+    static char plan[4096], out[4096];
+    int failed = 0;
+    while (line(list, plan, sizeof plan) && line(list, out, sizeof out)) {
+      int rc = run_plan(plan, out);
+      printf("%d %s\n", rc, plan);
+      fflush(stdout);
+      failed |= rc != 0;
+    }
+    fclose(list);
+    return failed ? 8 : 0;
+  }
+  if (argc != 3) { fprintf(stderr, "usage: fmu_run PLAN OUT | fmu_run --batch LIST\n"); return 1; }
+  return run_plan(argv[1], argv[2]);
 }
