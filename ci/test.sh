@@ -29,7 +29,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-step() { printf '\n==> %s\n' "$*"; }
+# each step with the time since the start, so a slow step shows in the log
+step() { printf '\n==> [%d min %02d s] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 step "setup"
 bash ci/setup.sh
