@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The FMU runtime crate's unit tests (resource URIs in both path syntaxes, the FMI state
-# machine, the logger) built for win64 and aarch64-linux and run where those run: under
+# The unit tests of the library (the models, scenarios, assets, the portable math: all
+# but the packager, which runs on the build machine) and of the FMU runtime crate
+# (resource URIs in both path syntaxes, the FMI state machine, the logger, every pmath
+# function's bits), built for win64 and aarch64-linux and run where those run: under
 # Wine and under qemu-aarch64 (docs/platforms.md). Needs what `bash ci/cross.sh
 # --test-tools` installs; reuses its target/cross/ builds.
 set -euo pipefail
@@ -23,16 +25,41 @@ exe=[json.loads(l).get("executable") for l in sys.stdin if l.startswith("{")]
 print([e for e in exe if e][-1])'
 }
 
+# The library's unit-test executable for TRIPLE. `cargo test` would build the
+# dev-dependencies, and the fmi crate's (zstd's C sources, bindgen) do not cross-build;
+# `cargo rustc -- --test` builds only the library's own dependencies, with tempfile from
+# the feature cross-unit-tests (Cargo.toml). First a plain build, so that every
+# dependency's .rlib exists for ci/platforms/rlib_externs.sh to link.
+build_library_tests() {
+  local args=(--release --locked -p contact-fmu --lib --no-default-features
+    --features cross-unit-tests --target "$1" -Zbuild-std=std,panic_abort,test
+    --target-dir target/cross)
+  /usr/bin/cargo build "${args[@]}" >&2
+  local stamp="$work/stamp-$1"
+  touch "$stamp"
+  RUSTC_WORKSPACE_WRAPPER="$root/ci/platforms/rlib_externs.sh" \
+    /usr/bin/cargo rustc "${args[@]}" -- --test >&2
+  find "target/cross/$1/release/deps" -maxdepth 1 -type f -newer "$stamp" \
+    -name 'contact_fmu-*' ! -name '*.d' | head -n 1
+}
+
 work="$root/target/cross-tests"
 mkdir -p "$work"
 
-exe=$(build_tests x86_64-pc-windows-gnu)
-cp "$exe" "$work/runtime_tests.exe"
+runtime=$(build_tests x86_64-pc-windows-gnu)
+cp "$runtime" "$work/runtime_tests.exe"
+library=$(build_library_tests x86_64-pc-windows-gnu)
+cp "$library" "$work/library_tests.exe"
 x86_64-w64-mingw32-gcc -shared -O1 -o "$work/bcryptprimitives.dll" ci/platforms/bcryptprimitives.c -ladvapi32
-echo "ci/cross_tests.sh: win64 under Wine"
-WINEPREFIX="$root/target/platforms-wine" WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimitives=n" \
-  wine "$work/runtime_tests.exe" --test-threads 1
+for t in runtime library; do
+  echo "ci/cross_tests.sh: win64 under Wine, the $t's unit tests"
+  WINEPREFIX="$root/target/platforms-wine" WINEDEBUG=-all WINEDLLOVERRIDES="bcryptprimitives=n" \
+    wine "$work/${t}_tests.exe" --test-threads 2
+done
 
-exe=$(build_tests aarch64-unknown-linux-gnu)
-echo "ci/cross_tests.sh: aarch64-linux under qemu"
-qemu-aarch64-static -L target/sysroot/arm64 "$exe" --test-threads 1
+runtime=$(build_tests aarch64-unknown-linux-gnu)
+library=$(build_library_tests aarch64-unknown-linux-gnu)
+for exe in "$runtime" "$library"; do
+  echo "ci/cross_tests.sh: aarch64-linux under qemu, $(basename "$exe")"
+  qemu-aarch64-static -L target/sysroot/arm64 "$exe" --test-threads 2
+done
