@@ -187,6 +187,7 @@ fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
     let n = (seconds / H).round() as usize;
     let mut blocks = vec![];
     let mut contacts = 0usize;
+    let counts = w.adaptive_counts();
     let mut t = Instant::now();
     for k in 0..n {
         w.do_step(H)
@@ -196,6 +197,15 @@ fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
             blocks.push(t.elapsed().as_secs_f64() * 1e6 / 100.0);
             t = Instant::now();
         }
+    }
+    let (taken, again) = w.adaptive_counts();
+    if taken > counts.0 {
+        // bbcc.adaptive_step
+        println!(
+            "         adaptive sub-steps over these {seconds} s: {:.2} per 1 ms step, {:.2} taken again shorter",
+            (taken - counts.0) as f64 / n as f64,
+            (again - counts.1) as f64 / n as f64
+        );
     }
     Ok((blocks, contacts as f64 / n as f64))
 }

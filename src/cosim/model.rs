@@ -439,6 +439,19 @@ pub trait Model: Send + Sync {
     /// At the end of a sub-step, after the free bodies moved.
     fn end_substep(&mut self, _w: &mut Frame) {}
 
+    /// Whether the world should take this model's sub-steps adaptively: save, step,
+    /// and step again shorter from the saved state where [`Model::step_bound`] says
+    /// the sub-step was too long (`bbcc.adaptive_step`). False: fixed sub-steps.
+    fn adaptive_steps(&self) -> bool {
+        false
+    }
+
+    /// After a sub-step: the longest sub-step its evaluation's forces allow, s
+    /// (infinite: no bound). Read only where [`Model::adaptive_steps`].
+    fn step_bound(&self) -> f64 {
+        f64::INFINITY
+    }
+
     /// Writes the model's outputs from its last evaluation (`w.loads` holds the
     /// wrenches of that evaluation).
     fn write_outputs(&self, _w: &mut Frame) {}

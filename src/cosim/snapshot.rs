@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 const MAGIC: &[u8; 8] = b"CFMUSTAT";
 /// Bump when [`Dynamic`] changes shape. 4: BBCC's contact memories carry the stick
 /// spring's slip and time and `receding`, its state the sub-step of the outputs. 5:
-/// BBCC's contact memories carry the stick spring's twist.
-pub const FORMAT_VERSION: u32 = 5;
+/// BBCC's contact memories carry the stick spring's twist. 6: BBCC's state carries its
+/// kept evaluation's step bound (`bbcc.adaptive_step`).
+pub const FORMAT_VERSION: u32 = 6;
 
 #[derive(Serialize, Deserialize)]
 struct Header {

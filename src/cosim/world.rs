@@ -82,7 +82,25 @@ pub struct World {
     /// Within a communication step: the time of the current sub-step's state since the
     /// step began, s (0 between steps).
     elapsed: f64,
+    /// Adaptive sub-steps ([`Model::adaptive_steps`]): the state before the current
+    /// piece (its buffers filled at the first such step, reused after).
+    step_save: StepSave,
+    /// Adaptive sub-steps taken and taken again shorter since the world was made
+    /// (for benchmarks; not part of the state).
+    adaptive_counts: (u64, u64),
 }
+
+/// What a sub-step changes, for adaptive sub-steps to take it again shorter.
+#[derive(Default)]
+struct StepSave {
+    bodies: Vec<RigidBodyState>,
+    values: Values,
+    models: Vec<Option<ModelState>>,
+    joint_impulse: Vec<[f64; 2]>,
+}
+
+/// Adaptive sub-steps: a model step is split into at most 2^ADAPTIVE_LEVELS pieces.
+const ADAPTIVE_LEVELS: u32 = 6;
 
 fn start_values(table: &VariableTable) -> Values {
     use super::variables::Start;
@@ -169,6 +187,8 @@ impl World {
             warnings: vec![],
             joint_impulse: vec![[0.0; 2]; n_bodies],
             elapsed: 0.0,
+            step_save: StepSave::default(),
+            adaptive_counts: (0, 0),
             surface: Surface::Plane {
                 height: 0.0,
                 angle: 0.0,
@@ -451,14 +471,24 @@ impl World {
         let dt = h / substeps;
         self.sync_kinematic();
         self.joint_impulse.fill([0.0; 2]);
-        for k in 0..n {
-            self.elapsed = k as f64 * dt;
-            self.substep(dt);
+        // adaptive sub-steps end with the evaluation of the end state, the outputs'
+        let evaluated = self.models.iter().any(|m| m.adaptive_steps());
+        if evaluated {
+            self.adaptive_substeps(n, dt, h);
+        } else {
+            for k in 0..n {
+                self.elapsed = k as f64 * dt;
+                self.substep(dt);
+            }
         }
         self.elapsed = 0.0;
         self.write_joint_outputs(h);
         self.own.time += h;
-        self.refresh_outputs();
+        if evaluated {
+            self.write_outputs();
+        } else {
+            self.refresh_outputs();
+        }
         self.check_finite()?;
         let (mut frame, models) = frame!(self);
         for m in models.iter_mut() {
@@ -468,6 +498,94 @@ impl World {
             m.take_warnings(&mut self.warnings);
         }
         Ok(())
+    }
+
+    /// `n` sub-steps of `dt` (together the communication step `h`), each split in
+    /// halves, quarters, ... (at most 2^ADAPTIVE_LEVELS pieces) as the models'
+    /// [`Model::step_bound`] asks. Each piece's end state is evaluated before the piece
+    /// is accepted (that evaluation serves the next piece, or the outputs after the
+    /// last): where a piece is longer than the bound there (a contact that closed fast
+    /// within it went deep), it is taken again in halves from the saved state. The
+    /// first piece is as long as the bound of the state the step starts from allows;
+    /// after a piece within its bound the next may be twice as long, back to `dt`.
+    /// Where no piece is split this is the fixed sub-steps' arithmetic, to the bit.
+    fn adaptive_substeps(&mut self, n: u64, dt: f64, h: f64) {
+        let per_step: u64 = 1 << ADAPTIVE_LEVELS;
+        let tick = dt / per_step as f64;
+        let end = n * per_step;
+        let fits = |level: u32, bound: f64| (per_step >> level) as f64 * tick <= bound;
+        let mut level = 0u32;
+        let start_bound = self.step_bound();
+        while level < ADAPTIVE_LEVELS && !fits(level, start_bound) {
+            level += 1;
+        }
+        let mut t = 0u64;
+        while t < end {
+            let span = per_step >> level;
+            let piece = span as f64 * tick;
+            self.save_step();
+            self.elapsed = t as f64 * tick;
+            self.substep(piece);
+            // the end state's evaluation, at the time the next piece's (or, after the
+            // last, the outputs': own.time + h) would take it
+            let next = t + span;
+            self.elapsed = if next == end { h } else { next as f64 * tick };
+            self.evaluate(0.0);
+            let bound = self.step_bound();
+            if !fits(level, bound) && level < ADAPTIVE_LEVELS {
+                self.restore_step();
+                self.adaptive_counts.1 += 1;
+                level += 1;
+                continue;
+            }
+            self.adaptive_counts.0 += 1;
+            t = next;
+            if level > 0 && t % (2 * span) == 0 && fits(level - 1, bound) {
+                level -= 1;
+            }
+        }
+    }
+
+    /// With adaptive sub-steps: how many sub-steps were accepted, and how many taken
+    /// again shorter, since the world was made (for benchmarks).
+    pub fn adaptive_counts(&self) -> (u64, u64) {
+        self.adaptive_counts
+    }
+
+    /// The models' tightest [`Model::step_bound`] after their last evaluation, s.
+    fn step_bound(&self) -> f64 {
+        self.models
+            .iter()
+            .map(|m| m.step_bound())
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Saves what a sub-step changes into `step_save`, reusing its buffers.
+    fn save_step(&mut self) {
+        let s = &mut self.step_save;
+        s.bodies.clone_from(&self.own.bodies);
+        s.values.clone_from(&self.own.values);
+        s.joint_impulse.clone_from(&self.joint_impulse);
+        s.models.resize_with(self.models.len(), || None);
+        for (m, t) in self.models.iter().zip(s.models.iter_mut()) {
+            match t {
+                Some(t) => m.save_into(t),
+                None => *t = m.save(),
+            }
+        }
+    }
+
+    /// Puts back what [`World::save_step`] saved.
+    fn restore_step(&mut self) {
+        let s = &self.step_save;
+        self.own.bodies.clone_from(&s.bodies);
+        self.own.values.clone_from(&s.values);
+        self.joint_impulse.clone_from(&s.joint_impulse);
+        for (m, state) in self.models.iter_mut().zip(&s.models) {
+            if let Some(state) = state {
+                m.restore(state);
+            }
+        }
     }
 
     /// The joints' mean force and torque over the communication step `h` into their
@@ -531,6 +649,11 @@ impl World {
             let _ = self.apply_initial_conditions();
         }
         self.evaluate(0.0);
+        self.write_outputs();
+    }
+
+    /// The outputs from the current state and the evaluation of it in `loads`.
+    fn write_outputs(&mut self) {
         let layout = Arc::clone(&self.layout);
         for (b, body) in layout.bodies.iter().enumerate() {
             let w = self.loads[b];

@@ -432,6 +432,14 @@ impl Model for Bbcc {
         Some(ModelState::new(self.scene.state()))
     }
 
+    fn adaptive_steps(&self) -> bool {
+        self.scene.adaptive()
+    }
+
+    fn step_bound(&self) -> f64 {
+        self.scene.step_bound()
+    }
+
     fn save_into(&self, target: &mut ModelState) {
         match target.get_mut::<BbccState>() {
             Some(t) => self.scene.save_into(t),

@@ -24,6 +24,13 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
     c.positive("bbcc.v_d", bbcc.v_d);
     c.positive("bbcc.impact_velocity_min", bbcc.impact_velocity_min);
     c.non_negative("bbcc.rolling_resistance", bbcc.rolling_resistance);
+    if bbcc.adaptive_step && !bbcc.semi_implicit {
+        c.err(
+            "bbcc.adaptive_step",
+            "needs bbcc.semi_implicit: the step bound is the elastic part's, and only with \
+             the viscous parts implicit is that the tightest",
+        );
+    }
     let flat_terrain = matches!(
         s.terrain.surface,
         SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. }

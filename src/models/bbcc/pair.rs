@@ -44,6 +44,8 @@ pub struct PairLaw {
     /// The sub-step h, s, when the viscous parts of the contact are taken linearly
     /// implicitly (`bbcc.semi_implicit`); 0: explicitly, as the paper's eq. (1)-(6).
     pub implicit_step: f64,
+    /// `bbcc.adaptive_step`: report each contact's omega^2 ([`PairWrench::omega2`]).
+    pub adaptive: bool,
     /// Spread a contact of flat-faced parts over its overlap's vertices
     /// (`bbcc.contact_patch`, [`super::contact_patch`]); off: one point, the paper's.
     pub patch: bool,
@@ -105,6 +107,10 @@ pub struct PairWrench {
     /// Penetration depth, m (0 without contact).
     pub depth: f64,
     pub in_contact: bool,
+    /// With `bbcc.adaptive_step`: the largest omega^2 of its contact points, 1/s^2:
+    /// eq. (1)'s elastic stiffness 1.5 k delta^0.5 on the inverse mass at the point
+    /// along the normal (0 otherwise).
+    pub omega2: f64,
 }
 
 /// Convex parts of a built shape: a compound's parts, else 1.
@@ -158,6 +164,7 @@ pub fn pair_wrench(
             total.torque2 += w.torque2;
             total.depth = total.depth.max(w.depth);
             total.in_contact = true;
+            total.omega2 = total.omega2.max(w.omega2);
         }
     };
     for_each_part_pair(s1, &b1.iso, s2, &b2.iso, boxes, &mut one);
@@ -295,6 +302,7 @@ fn convex_wrench(
     let mut f_ns = [0.0; 4];
     let mut v_rels = [Vector3::zeros(); 4];
     let mut f_n_total = 0.0;
+    let mut omega2: f64 = 0.0;
     for k in 0..spread.len {
         let (q, share) = (spread.points[k], spread.shares[k]);
         let v_rel = b2.velocity_at(&q) - b1.velocity_at(&q);
@@ -309,6 +317,11 @@ fn convex_wrench(
         }
         f_ns[k] = f_n;
         f_n_total = if k == 0 { f_n } else { f_n_total + f_n };
+        if law.adaptive {
+            // the point's share of the stiffness on its share of the mass
+            let stiffness = share * 1.5 * law.k * depth.sqrt();
+            omega2 = omega2.max(stiffness * inv_along(&q, share, &n));
+        }
     }
     // with `bbcc.stick`: the tangential spring at the contact's centre, and the twist
     // spring about the normal (its torque on the patch's points and as a point contact)
@@ -387,6 +400,7 @@ fn convex_wrench(
         torque2: torque2 + spin_torque2 + roll_torque2,
         depth,
         in_contact: true,
+        omega2,
     };
     (wrench, memory)
 }
@@ -905,6 +919,7 @@ mod tests {
             impact_velocity_min: 0.01,
             reimpact: false,
             implicit_step: 0.0,
+            adaptive: false,
             patch: false,
             stick: None,
             rolling: 0.0,

@@ -114,6 +114,10 @@ pub struct BbccState {
     /// that evaluation, not of the one before it (`semi_implicit`).
     #[serde(default)]
     pub wrench: Vec<ContactWrench>,
+    /// With `bbcc.adaptive_step` and a kept `wrench`: that evaluation's largest
+    /// omega^2, 1/s^2 (the step bound of the sub-step it serves); 0 otherwise.
+    #[serde(default)]
+    pub omega2: f64,
 }
 
 /// The ground slots of one body as [`pair_wrench`] sees them: touched slots are
@@ -221,6 +225,11 @@ pub struct Scene {
     results: Vec<Option<PairResult>>,
     /// `bbcc.semi_implicit`: viscous forces linearly implicit over the model step.
     semi_implicit: bool,
+    /// `bbcc.adaptive_step` (with `semi_implicit`): the step bound is tracked.
+    adaptive: bool,
+    /// With `adaptive`: the largest omega^2 = stiffness x inverse mass of the last
+    /// evaluation's contact points, 1/s^2 (0: none).
+    max_omega2: f64,
     /// `bbcc.contact_patch`: flat-faced contacts spread over their overlap.
     contact_patch: bool,
     /// `bbcc.stick`: a tangential stick spring beside the friction.
@@ -291,6 +300,8 @@ impl Scene {
             laws: vec![],
             results: vec![],
             semi_implicit: settings.is_some_and(|b| b.semi_implicit),
+            adaptive: settings.is_some_and(|b| b.semi_implicit && b.adaptive_step),
+            max_omega2: 0.0,
             // the stick spring needs a contact point that does not jump between a face's
             // vertices: it implies the patch
             contact_patch: settings.is_some_and(|b| b.contact_patch || b.stick),
@@ -376,6 +387,7 @@ impl Scene {
             } else {
                 vec![]
             },
+            omega2: if self.fresh { self.max_omega2 } else { 0.0 },
         }
     }
 
@@ -385,8 +397,10 @@ impl Scene {
         t.pairs.clone_from(&self.pair_memory);
         t.step = self.step;
         t.wrench.clear();
+        t.omega2 = 0.0;
         if self.fresh {
             t.wrench.extend_from_slice(&self.wrench);
+            t.omega2 = self.max_omega2;
         }
     }
 
@@ -394,7 +408,10 @@ impl Scene {
     /// body pairs' contacts the rule allows, of part pairs they have, in order, each
     /// once.
     pub fn fits(&self, st: &BbccState) -> bool {
-        if st.ground.len() != self.memory.len() || !(st.step.is_finite() && st.step >= 0.0) {
+        if st.ground.len() != self.memory.len()
+            || !(st.step.is_finite() && st.step >= 0.0)
+            || !(st.omega2.is_finite() && st.omega2 >= 0.0)
+        {
             return false;
         }
         let finite = |v: &Vector3<f64>| v.iter().all(|x| x.is_finite());
@@ -429,6 +446,23 @@ impl Scene {
         true
     }
 
+    /// With `bbcc.adaptive_step`: the longest sub-step the last evaluation's contacts
+    /// allow, s: 1 / omega of the stiffest contact point, half the elastic part's
+    /// stability limit 2 / omega under symplectic Euler (infinite without a contact or
+    /// without `adaptive_step`).
+    pub fn step_bound(&self) -> f64 {
+        if self.adaptive && self.max_omega2 > 0.0 {
+            1.0 / self.max_omega2.sqrt()
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    /// Whether `bbcc.adaptive_step` is on.
+    pub fn adaptive(&self) -> bool {
+        self.adaptive
+    }
+
     /// Restores `st` (one that [`Scene::fits`]; None keeps the memories); the kept
     /// evaluation of that state, when there is one, serves the next sub-step.
     pub fn restore(&mut self, st: Option<&BbccState>) {
@@ -441,6 +475,7 @@ impl Scene {
         if let Some(st) = st {
             if st.wrench.len() == self.wrench.len() {
                 self.wrench.clone_from(&st.wrench);
+                self.max_omega2 = st.omega2;
                 self.fresh = true;
             }
         }
@@ -476,6 +511,7 @@ impl Scene {
                 impact_velocity_min: 1.0,
                 reimpact: false,
                 implicit_step: 0.0,
+                adaptive: false,
                 patch: false,
                 stick: None,
                 rolling: 0.0,
@@ -506,6 +542,7 @@ impl Scene {
             impact_velocity_min,
             reimpact: self.reimpact,
             implicit_step: if self.semi_implicit { self.step } else { 0.0 },
+            adaptive: self.adaptive,
             patch: self.contact_patch,
             // Mindlin's ratio of tangential to normal stiffness, nu of the pair's mean
             stick: self.stick.then(|| {
@@ -593,6 +630,7 @@ impl Scene {
         for t in self.touching.iter_mut() {
             *t = 0;
         }
+        self.max_omega2 = 0.0;
         self.now_active.clear();
         if w.constants().is_none() {
             return;
@@ -633,7 +671,7 @@ impl Scene {
             }
             let law = self.law(w, None, b);
             let first = self.slots[p];
-            let (force, torque, depth, touch) = match (&self.halfspace, &self.shapes[b]) {
+            let (force, torque, depth, touch, omega2) = match (&self.halfspace, &self.shapes[b]) {
                 (Some((ground, iso)), Some(shape)) => {
                     let ground_pose = BodyPose {
                         iso: *iso,
@@ -654,7 +692,7 @@ impl Scene {
                             now_active: &mut self.now_active,
                         },
                     );
-                    (c.force2, c.torque2, c.depth, c.in_contact)
+                    (c.force2, c.torque2, c.depth, c.in_contact, c.omega2)
                 }
                 _ => {
                     let Some(radius) = w.sphere_radius(b) else {
@@ -688,9 +726,11 @@ impl Scene {
                     if c.in_contact {
                         self.now_active.push(first as u32);
                     }
-                    (c.force, c.torque, c.depth, c.in_contact)
+                    // spheres on a profile are not semi-implicit: no bound
+                    (c.force, c.torque, c.depth, c.in_contact, 0.0)
                 }
             };
+            self.max_omega2 = self.max_omega2.max(omega2);
             ground_queries += 1;
             self.accumulate(b, force, torque, depth, touch);
         }
@@ -857,6 +897,7 @@ impl Scene {
             };
             // sorted by slot within the pair (the parts are visited in tree order)
             self.next_memory[start..].sort_unstable_by_key(|c| c.slot);
+            self.max_omega2 = self.max_omega2.max(wrench.omega2);
             self.accumulate(
                 i,
                 wrench.force1,

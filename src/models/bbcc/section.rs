@@ -30,6 +30,19 @@ pub struct BbccSettings {
     /// paper's explicit forces.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub semi_implicit: bool,
+    /// With `semi_implicit`: sub-steps as short as the contacts need, the model step
+    /// where they allow it. The elastic part of eq. (1) is explicit and stable while a
+    /// sub-step h keeps omega h below 2, omega^2 = 1.5 k delta^0.5 w (its stiffness on
+    /// the effective inverse mass w at the contact point, each body's mass shared among
+    /// its contacts): a sub-step with omega h over 1 anywhere is taken again in halves
+    /// (down to 1/64 of the model step), and so is the one before it, in which the
+    /// contact closed; the next sub-steps grow back to the model step. A rock landing
+    /// at metres per second on a light one is stepped finely for the milliseconds of
+    /// the impact, the resting scene at the model step. Results are the fixed
+    /// sub-steps' to the bit wherever no sub-step is split (docs/bbcc-at-scale.md).
+    /// Off: every sub-step the model step.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adaptive_step: bool,
     /// Spread each contact of two flat-faced parts (cuboids, convex hulls, the ground
     /// plane) over its overlap: the vertices of each part inside the other, gathered
     /// into at most four points, each carrying a share of eq. (1) by its depth and the
