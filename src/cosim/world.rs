@@ -99,6 +99,18 @@ struct StepSave {
     joint_impulse: Vec<[f64; 2]>,
 }
 
+/// Each model's state into `target` (one slot per model), reusing the buffers of the
+/// slots filled before.
+fn save_models(models: &[Box<dyn Model>], target: &mut Vec<Option<ModelState>>) {
+    target.resize_with(models.len(), || None);
+    for (m, t) in models.iter().zip(target.iter_mut()) {
+        match t {
+            Some(t) => m.save_into(t),
+            None => *t = m.save(),
+        }
+    }
+}
+
 /// Adaptive sub-steps: a model step is split into at most 2^ADAPTIVE_LEVELS pieces.
 const ADAPTIVE_LEVELS: u32 = 6;
 
@@ -566,13 +578,7 @@ impl World {
         s.bodies.clone_from(&self.own.bodies);
         s.values.clone_from(&self.own.values);
         s.joint_impulse.clone_from(&self.joint_impulse);
-        s.models.resize_with(self.models.len(), || None);
-        for (m, t) in self.models.iter().zip(s.models.iter_mut()) {
-            match t {
-                Some(t) => m.save_into(t),
-                None => *t = m.save(),
-            }
-        }
+        save_models(&self.models, &mut s.models);
     }
 
     /// Puts back what [`World::save_step`] saved.
@@ -861,13 +867,7 @@ impl World {
         target.bodies.clone_from(&self.own.bodies);
         target.outputs_dirty = self.own.outputs_dirty;
         target.initializing = self.own.initializing;
-        target.models.resize_with(self.models.len(), || None);
-        for (m, t) in self.models.iter().zip(target.models.iter_mut()) {
-            match t {
-                Some(t) => m.save_into(t),
-                None => *t = m.save(),
-            }
-        }
+        save_models(&self.models, &mut target.models);
     }
 
     /// Reads the model states of a deserialized snapshot (fmi2DeSerializeFMUstate):

@@ -230,6 +230,21 @@ impl SceneInput for Input<'_, '_> {
             locked: self.w.boolean(*locked),
         })
     }
+    #[inline]
+    fn gravity(&self) -> nalgebra::Vector3<f64> {
+        self.w.gravity()
+    }
+    #[inline]
+    fn applied(&self, b: usize) -> (nalgebra::Vector3<f64>, nalgebra::Vector3<f64>) {
+        match &self.w.bodies[b].motion {
+            MotionVrs::Free {
+                f_ext: Some(f),
+                t_ext: Some(t),
+                ..
+            } => (self.w.vec3(f), self.w.vec3(t)),
+            _ => (nalgebra::Vector3::zeros(), nalgebra::Vector3::zeros()),
+        }
+    }
 }
 
 impl Bbcc {

@@ -31,6 +31,20 @@ fn bbcc_pairs(c: &mut Checker, s: &Scenario, bbcc: &BbccSettings) {
              the viscous parts implicit is that the tightest",
         );
     }
+    if bbcc.implicit_normal && !bbcc.semi_implicit {
+        c.err(
+            "bbcc.implicit_normal",
+            "needs bbcc.semi_implicit: the elastic part is made implicit on top of the \
+             viscous parts",
+        );
+    }
+    if bbcc.implicit_normal && bbcc.adaptive_step {
+        c.err(
+            "bbcc.implicit_normal",
+            "cannot go with bbcc.adaptive_step: the step bound is the explicit elastic \
+             part's, which implicit_normal removes (choose one)",
+        );
+    }
     let flat_terrain = matches!(
         s.terrain.surface,
         SurfaceSpec::Flat { .. } | SurfaceSpec::Inclined { .. }

@@ -19,6 +19,7 @@ pub mod contact_patch;
 pub mod convex_box;
 pub mod friction;
 pub mod hunt_crossley;
+pub mod implicit_normal;
 pub mod pair;
 pub mod pair_rule;
 pub mod check;

@@ -46,6 +46,9 @@ pub struct PairLaw {
     pub implicit_step: f64,
     /// `bbcc.adaptive_step`: report each contact's omega^2 ([`PairWrench::omega2`]).
     pub adaptive: bool,
+    /// `bbcc.implicit_normal`: report each contact point's [`NormalRow`] (with
+    /// `implicit_step` > 0).
+    pub implicit_normal: bool,
     /// Spread a contact of flat-faced parts over its overlap's vertices
     /// (`bbcc.contact_patch`, [`super::contact_patch`]); off: one point, the paper's.
     pub patch: bool,
@@ -96,6 +99,26 @@ fn implicit(f: f64, v: f64, h: f64, inv: f64) -> f64 {
     f / (1.0 + (f / v).abs() * h * inv)
 }
 
+/// One contact point as `bbcc.implicit_normal` sees it (world frame): the
+/// elastic part of its normal force is taken again, linearly implicitly, with all
+/// contacts together ([`super::implicit_normal`]).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct NormalRow {
+    /// The point, m.
+    pub point: Vector3<f64>,
+    /// Unit normal from body 1 towards body 2.
+    pub normal: Vector3<f64>,
+    /// h^2 K, K = 1.5 k delta^0.5 the point's share of eq. (1)'s elastic stiffness,
+    /// h the sub-step: the impulse per unit of penetration rate, N s^2/m (kg).
+    pub gain: f64,
+    /// The point's normal force as computed (elastic and damping), N, on body 2.
+    pub force: f64,
+}
+
+/// Most contact points of one body pair [`PairWrench`] carries for
+/// `bbcc.implicit_normal`; points past it keep their elastic part explicit.
+pub const ROWS_MAX: usize = 8;
+
 /// The wrench of one contact on both bodies, world frame, torques about each body
 /// origin.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -111,6 +134,19 @@ pub struct PairWrench {
     /// eq. (1)'s elastic stiffness 1.5 k delta^0.5 on the inverse mass at the point
     /// along the normal (0 otherwise).
     pub omega2: f64,
+    /// With `bbcc.implicit_normal`: the contact points (the first `rows_len`).
+    pub rows: [NormalRow; ROWS_MAX],
+    pub rows_len: usize,
+}
+
+impl PairWrench {
+    /// Appends `row` where there is room (past [`ROWS_MAX`] the point stays explicit).
+    fn push_row(&mut self, row: NormalRow) {
+        if self.rows_len < ROWS_MAX {
+            self.rows[self.rows_len] = row;
+            self.rows_len += 1;
+        }
+    }
 }
 
 /// Convex parts of a built shape: a compound's parts, else 1.
@@ -165,6 +201,9 @@ pub fn pair_wrench(
             total.depth = total.depth.max(w.depth);
             total.in_contact = true;
             total.omega2 = total.omega2.max(w.omega2);
+            for row in &w.rows[..w.rows_len] {
+                total.push_row(*row);
+            }
         }
     };
     for_each_part_pair(s1, &b1.iso, s2, &b2.iso, boxes, &mut one);
@@ -393,7 +432,7 @@ fn convex_wrench(
         spin_torque2 = n * total;
     }
     let roll_torque2 = rolling_torque(law, f_n_total, &n, b1, b2, inv);
-    let wrench = PairWrench {
+    let mut wrench = PairWrench {
         force1: -force2,
         torque1: torque1 - spin_torque2 - roll_torque2,
         force2,
@@ -401,7 +440,20 @@ fn convex_wrench(
         depth,
         in_contact: true,
         omega2,
+        ..PairWrench::default()
     };
+    if law.implicit_normal && h > 0.0 {
+        for k in 0..spread.len {
+            // the point's share of eq. (1)'s elastic stiffness, d/d delta k delta^1.5
+            let stiffness = spread.shares[k] * 1.5 * law.k * depth.sqrt();
+            wrench.push_row(NormalRow {
+                point: spread.points[k],
+                normal: n,
+                gain: h * h * stiffness,
+                force: f_ns[k],
+            });
+        }
+    }
     (wrench, memory)
 }
 
@@ -920,6 +972,7 @@ mod tests {
             reimpact: false,
             implicit_step: 0.0,
             adaptive: false,
+            implicit_normal: false,
             patch: false,
             stick: None,
             rolling: 0.0,

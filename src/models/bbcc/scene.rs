@@ -6,6 +6,7 @@
 //! through [`SceneInput`], which the adapter implements over the world's frame.
 
 use super::broad_phase::SweepAndPrune;
+use super::implicit_normal::{NormalSolve, SolveBody, SolveRow};
 use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw, PairWrench, PartMemory};
 use super::pair_rule::PairRule;
 use super::section::BbccSettings;
@@ -64,6 +65,11 @@ pub trait SceneInput {
     fn sphere_radius(&self, b: usize) -> Option<f64>;
     /// Body `b`'s mass properties when it is free.
     fn free_mass(&self, b: usize) -> Option<FreeMass>;
+    /// Gravity, m/s^2 (`bbcc.implicit_normal` predicts the velocities with it).
+    fn gravity(&self) -> Vector3<f64>;
+    /// The force (N) and torque (N m) applied to body `b` from outside (its `f_ext` and
+    /// `t_ext` inputs), zero where it has none.
+    fn applied(&self, b: usize) -> (Vector3<f64>, Vector3<f64>);
 }
 
 /// Candidate pairs from which the narrow phase runs on all threads (fewer: the
@@ -244,6 +250,14 @@ pub struct Scene {
     inv_mass: Vec<InvMass>,
     /// Per body: how many part contacts it may have in this evaluation (work buffer).
     share: Vec<usize>,
+    /// `bbcc.implicit_normal` (with `semi_implicit`): the elastic part of the normal
+    /// forces linearly implicit, all contacts together ([`super::implicit_normal`]).
+    implicit_normal: bool,
+    /// With `implicit_normal`: the contact points of this evaluation (work buffer)...
+    rows: Vec<SolveRow>,
+    /// ...the bodies as the solve sees them (work buffer), and the solve.
+    solve_bodies: Vec<SolveBody>,
+    solve: NormalSolve,
 }
 
 impl Scene {
@@ -311,6 +325,10 @@ impl Scene {
             reimpact: settings.is_some_and(|b| b.reimpact || b.stick),
             inv_mass: vec![InvMass::ZERO; n],
             share: vec![0; n],
+            implicit_normal: settings.is_some_and(|b| b.semi_implicit && b.implicit_normal),
+            rows: vec![],
+            solve_bodies: Vec::with_capacity(n),
+            solve: NormalSolve::default(),
         }
     }
 
@@ -512,6 +530,7 @@ impl Scene {
                 reimpact: false,
                 implicit_step: 0.0,
                 adaptive: false,
+                implicit_normal: false,
                 patch: false,
                 stick: None,
                 rolling: 0.0,
@@ -543,6 +562,7 @@ impl Scene {
             reimpact: self.reimpact,
             implicit_step: if self.semi_implicit { self.step } else { 0.0 },
             adaptive: self.adaptive,
+            implicit_normal: self.implicit_normal,
             patch: self.contact_patch,
             // Mindlin's ratio of tangential to normal stiffness, nu of the pair's mean
             stick: self.stick.then(|| {
@@ -632,6 +652,7 @@ impl Scene {
         }
         self.max_omega2 = 0.0;
         self.now_active.clear();
+        self.rows.clear();
         if w.constants().is_none() {
             return;
         }
@@ -692,6 +713,12 @@ impl Scene {
                             now_active: &mut self.now_active,
                         },
                     );
+                    for row in &c.rows[..c.rows_len] {
+                        self.rows.push(SolveRow {
+                            bodies: [None, Some(b as u32)],
+                            row: *row,
+                        });
+                    }
                     (c.force2, c.torque2, c.depth, c.in_contact, c.omega2)
                 }
                 _ => {
@@ -737,6 +764,9 @@ impl Scene {
         self.next_memory.clear();
         if !self.candidates.is_empty() {
             self.narrow_phase(w);
+        }
+        if self.implicit_normal && self.step > 0.0 && !self.rows.is_empty() {
+            self.solve_normal(w);
         }
         self.part_contacts = self.now_active.len() + self.next_memory.len();
         self.forget();
@@ -897,6 +927,12 @@ impl Scene {
             };
             // sorted by slot within the pair (the parts are visited in tree order)
             self.next_memory[start..].sort_unstable_by_key(|c| c.slot);
+            for row in &wrench.rows[..wrench.rows_len] {
+                self.rows.push(SolveRow {
+                    bodies: [Some(ci), Some(cj)],
+                    row: *row,
+                });
+            }
             self.max_omega2 = self.max_omega2.max(wrench.omega2);
             self.accumulate(
                 i,
@@ -913,6 +949,81 @@ impl Scene {
                 wrench.in_contact,
             );
         }
+    }
+
+    /// `bbcc.implicit_normal`: each contact point's implicit impulse over the sub-step
+    /// ([`NormalSolve`]), from the velocities every force so far gives the bodies (the
+    /// contacts', gravity, the `f_ext`/`t_ext` inputs), added to the bodies' wrenches as
+    /// the force impulse / h at the point.
+    fn solve_normal(&mut self, w: &impl SceneInput) {
+        let h = self.step;
+        let g = w.gravity();
+        self.solve_bodies.clear();
+        for b in 0..self.poses.len() {
+            let pose = &self.poses[b];
+            let origin = pose.iso.translation.vector;
+            let body = match w.free_mass(b) {
+                Some(FreeMass {
+                    mass,
+                    inertia,
+                    locked,
+                }) => {
+                    let (f_ext, t_ext) = w.applied(b);
+                    let acc = &self.wrench[b];
+                    let inv_inertia = if locked {
+                        nalgebra::Matrix3::zeros()
+                    } else {
+                        let r = pose.iso.rotation.to_rotation_matrix();
+                        let d = Vector3::from(inertia.map(|i| 1.0 / i));
+                        r.matrix() * nalgebra::Matrix3::from_diagonal(&d) * r.matrix().transpose()
+                    };
+                    // the sub-step as the world takes it (symplectic Euler), without
+                    // the gyroscopic term
+                    let spin = if locked {
+                        Vector3::zeros()
+                    } else {
+                        pose.w + inv_inertia * ((acc.torque + t_ext) * h)
+                    };
+                    SolveBody {
+                        inv_mass: 1.0 / mass,
+                        inv_inertia,
+                        origin,
+                        v: pose.v + ((acc.force + f_ext) / mass + g) * h,
+                        w: spin,
+                    }
+                }
+                None => SolveBody {
+                    inv_mass: 0.0,
+                    inv_inertia: nalgebra::Matrix3::zeros(),
+                    origin,
+                    v: pose.v,
+                    w: pose.w,
+                },
+            };
+            self.solve_bodies.push(body);
+        }
+        self.solve.solve(&self.rows, &mut self.solve_bodies, h);
+        for (r, &impulse) in self.rows.iter().zip(&self.solve.impulses) {
+            let f = r.row.normal * (impulse / h);
+            if impulse == 0.0 {
+                continue;
+            }
+            for (k, b) in r.bodies.iter().enumerate() {
+                if let Some(b) = b {
+                    let b = *b as usize;
+                    let force = if k == 0 { -f } else { f };
+                    let acc = &mut self.wrench[b];
+                    acc.force += force;
+                    acc.torque += (r.row.point - self.solve_bodies[b].origin).cross(&force);
+                }
+            }
+        }
+    }
+
+    /// Sweeps of the last implicit normal solve (`bbcc.implicit_normal`; for
+    /// benchmarks), and its contact points.
+    pub fn implicit_sweeps(&self) -> (usize, usize) {
+        (self.solve.sweeps, self.rows.len())
     }
 
     /// Each free body's inverse mass and inertia, shared among its part contacts (mass

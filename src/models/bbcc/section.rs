@@ -43,6 +43,20 @@ pub struct BbccSettings {
     /// Off: every sub-step the model step.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub adaptive_step: bool,
+    /// With `semi_implicit`: the elastic part of eq. (1) linearly implicit too, all
+    /// contacts together. After every force of the sub-step h is known, each contact
+    /// point gets an impulse L = h^2 K r (K = 1.5 k delta^0.5 its share's stiffness, r
+    /// its penetration rate at the sub-step's end, after every impulse), found by
+    /// projected Gauss-Seidel over the points (L at least -h F_N: never a pull), and
+    /// applied as the force L / h: Euler backward on the penetration, stable at
+    /// sub-steps far past the explicit limit omega h < 2. At rest the velocities the
+    /// forces give are already zero, so the impulses are zero and the penetrations
+    /// Hertz's (a contact made implicit alone sinks: docs/bbcc-at-scale.md). The
+    /// velocities it predicts take the contact forces, gravity and each body's
+    /// `f_ext`/`t_ext` inputs; other models' forces on the same body are not in them.
+    /// Not with `adaptive_step`. Off: the elastic part explicit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub implicit_normal: bool,
     /// Spread each contact of two flat-faced parts (cuboids, convex hulls, the ground
     /// plane) over its overlap: the vertices of each part inside the other, gathered
     /// into at most four points, each carrying a share of eq. (1) by its depth and the
