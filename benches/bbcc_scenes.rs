@@ -25,6 +25,7 @@
 use contact_fmu::cosim::variables::Phase;
 use contact_fmu::cosim::World;
 use contact_fmu::models::bbcc::adapter::Bbcc;
+use contact_fmu::models::bbcc::implicit_normal::SWEEPS_MAX;
 use contact_fmu::scenario::{parse_str, Motion};
 use nalgebra::{UnitQuaternion, Vector3};
 use std::path::Path;
@@ -188,11 +189,20 @@ fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
     let mut blocks = vec![];
     let mut contacts = 0usize;
     let counts = w.adaptive_counts();
+    // bbcc.implicit_normal: sweeps, solves that took all of them, points, solves
+    let mut implicit = (0usize, 0usize, 0usize, 0usize);
     let mut t = Instant::now();
     for k in 0..n {
         w.do_step(H)
             .map_err(|e| format!("unstable at t = {:.3} s: {e}", w.time()))?;
         contacts += w.model::<Bbcc>().unwrap().contact_count();
+        let (sweeps, points) = w.model::<Bbcc>().unwrap().implicit_sweeps();
+        if points > 0 {
+            implicit.0 += sweeps;
+            implicit.1 += usize::from(sweeps == SWEEPS_MAX);
+            implicit.2 += points;
+            implicit.3 += 1;
+        }
         if (k + 1) % 100 == 0 {
             blocks.push(t.elapsed().as_secs_f64() * 1e6 / 100.0);
             t = Instant::now();
@@ -205,6 +215,15 @@ fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
             "         adaptive sub-steps over these {seconds} s: {:.2} per 1 ms step, {:.2} taken again shorter",
             (taken - counts.0) as f64 / n as f64,
             (again - counts.1) as f64 / n as f64
+        );
+    }
+    if implicit.3 > 0 {
+        let solves = implicit.3 as f64;
+        println!(
+            "         implicit normal solves over these {seconds} s: {:.1} sweeps and {:.0} contact points each, {:.1} % at the {SWEEPS_MAX} sweeps' limit",
+            implicit.0 as f64 / solves,
+            implicit.2 as f64 / solves,
+            100.0 * implicit.1 as f64 / solves
         );
     }
     Ok((blocks, contacts as f64 / n as f64))
@@ -323,6 +342,11 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     let start = sample(&mut w, &p);
     let ke0: f64 = start.iter().map(|x| x.1).sum();
     let ke0_body = start.iter().map(|x| x.1).fold(0.0, f64::max);
+    // the liveliest body: name and mass
+    let lively = start
+        .iter()
+        .position(|x| x.1 == ke0_body)
+        .map_or(String::new(), |k| format!("{} of {:.3} kg", p[k].name, p[k].mass));
     // 10 s more: the settled (or driving) scene
     let mut ke_max = 0.0f64;
     // the largest one body's energy at the end of each second
@@ -380,7 +404,7 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
     }
     let over = |x: f64| moved.iter().filter(|&&d| d > x).count();
     println!(
-        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J (a body at most {ke0_body:.1e} J) after {} s (settled: at least {} s, then until no body has over {:.0e} J, at most {SETTLE_MORE} s more), at most {ke_max:.3e} J over the next 10 s (a body at most {ke_body_max:.1e} J, sampled each second); largest move {creep:.3e} m ({creeper}), {} of {} bodies over 1 mm, {} over 1 cm, in the last second at most {last_second:.3e} m; deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
+        "{:6} stability model step {model_step:.0e} s: kinetic energy {ke0:.3e} J (a body at most {ke0_body:.1e} J: {lively}) after {} s (settled: at least {} s, then until no body has over {:.0e} J, at most {SETTLE_MORE} s more), at most {ke_max:.3e} J over the next 10 s (a body at most {ke_body_max:.1e} J, sampled each second); largest move {creep:.3e} m ({creeper}), {} of {} bodies over 1 mm, {} over 1 cm, in the last second at most {last_second:.3e} m; deepest penetration {:.2} % of a body's size ({:.0} s wall for settling)",
         scene.key,
         settled_at,
         scene.settle,

@@ -253,6 +253,11 @@ impl Bbcc {
         self.scene.stats()
     }
 
+    /// `bbcc.implicit_normal`: the sweeps of the last solve and its contact points.
+    pub fn implicit_sweeps(&self) -> (usize, usize) {
+        self.scene.implicit_sweeps()
+    }
+
     /// Longest edge of body `b`'s bounding box (its R_i when `contact_length` is 0), m;
     /// 0 before the world is initialized or for bodies BBCC does not touch.
     pub fn body_size(&self, b: usize) -> f64 {

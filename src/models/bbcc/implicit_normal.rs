@@ -19,10 +19,13 @@ use super::pair::NormalRow;
 use nalgebra::{Matrix3, Vector3};
 
 /// Sweeps at most; the solve stops earlier once no impulse changes by more than
-/// [`TOLERANCE`] of the largest.
+/// [`TOLERANCE`] of its point's h F (a light rock's as much as a heavy one's).
 pub const SWEEPS_MAX: usize = 50;
 /// Relative change of the impulses at which the sweeps stop.
 pub const TOLERANCE: f64 = 1e-6;
+/// Points with h F below this fraction of the largest count as carrying that much
+/// (a point just touching, with no force yet).
+const FLOOR: f64 = 1e-6;
 
 /// A body as the solve sees it (world frame).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -54,6 +57,8 @@ struct Prepared {
     turn: [Vector3<f64>; 2],
     /// n . w^-1 n: the row's effective inverse mass, 1/kg.
     inv: f64,
+    /// The change of its impulse below which it counts as converged, N s.
+    tolerance: f64,
 }
 
 /// The projected Gauss-Seidel solve, its work buffers kept between calls.
@@ -80,6 +85,7 @@ impl NormalSolve {
                 arm: [Vector3::zeros(); 2],
                 turn: [Vector3::zeros(); 2],
                 inv: 0.0,
+                tolerance: 0.0,
             };
             for (k, b) in r.bodies.iter().enumerate() {
                 if let Some(b) = b {
@@ -98,10 +104,12 @@ impl NormalSolve {
         if rows.is_empty() || !(largest > 0.0) {
             return;
         }
-        let tolerance = TOLERANCE * largest;
+        for (p, r) in self.prepared.iter_mut().zip(rows) {
+            p.tolerance = TOLERANCE * (h * r.row.force).max(FLOOR * largest);
+        }
         for _ in 0..SWEEPS_MAX {
             self.sweeps += 1;
-            let mut change: f64 = 0.0;
+            let mut converged = true;
             for (c, r) in rows.iter().enumerate() {
                 let p = &self.prepared[c];
                 let n = r.row.normal;
@@ -127,7 +135,7 @@ impl NormalSolve {
                     continue;
                 }
                 self.impulses[c] = new;
-                change = change.max(delta.abs());
+                converged &= delta.abs() <= p.tolerance;
                 for (k, b) in r.bodies.iter().enumerate() {
                     if let Some(b) = b {
                         let body = &mut bodies[*b as usize];
@@ -137,7 +145,7 @@ impl NormalSolve {
                     }
                 }
             }
-            if change <= tolerance {
+            if converged {
                 break;
             }
         }

@@ -1004,10 +1004,10 @@ impl Scene {
         }
         self.solve.solve(&self.rows, &mut self.solve_bodies, h);
         for (r, &impulse) in self.rows.iter().zip(&self.solve.impulses) {
-            let f = r.row.normal * (impulse / h);
             if impulse == 0.0 {
                 continue;
             }
+            let f = r.row.normal * (impulse / h);
             for (k, b) in r.bodies.iter().enumerate() {
                 if let Some(b) = b {
                     let b = *b as usize;
