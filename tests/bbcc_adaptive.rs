@@ -187,6 +187,26 @@ fn assert_at_rest(w: &mut World, chip_kg: f64) {
     assert!((0.049..0.071).contains(&z_rock), "{chip_kg} kg: cube at {z_rock}");
 }
 
+/// The chip pinched at `model_step`: without `implicit_normal` (`options[0]`) it is
+/// thrown (faster than 5 m/s or non-finite within 1 s); with it the run of `steps` ms
+/// stays finite. The run with it, and the chip's greatest speed there, m/s.
+fn thrown_then_implicit(
+    chip_kg: f64,
+    model_step: f64,
+    options: &[&str],
+    steps: usize,
+) -> (World, f64) {
+    assert_eq!(options[0], "implicit_normal");
+    let explicit = run(&mut pinch_with(chip_kg, 0.2, model_step, &options[1..]), 1000);
+    assert!(
+        explicit.is_none_or(|v| v > 5.0),
+        "{chip_kg} kg, {options:?} explicit: the chip at most {explicit:?} m/s (expected thrown)"
+    );
+    let mut w = pinch_with(chip_kg, 0.2, model_step, options);
+    let fastest = run(&mut w, steps).expect("the implicit normal force stays finite");
+    (w, fastest)
+}
+
 /// `bbcc.implicit_normal` with the pile's contact options.
 const OPTIONS: &[&str] = &["implicit_normal", "stick"];
 
@@ -198,13 +218,7 @@ const OPTIONS: &[&str] = &["implicit_normal", "stick"];
 #[test]
 fn a_pinched_light_body_rests_at_a_quarter_ms_with_the_implicit_normal_force() {
     for chip_kg in [0.2, 0.05, 0.02, 0.005] {
-        let explicit = run(&mut pinch_with(chip_kg, 0.2, 2.5e-4, &OPTIONS[1..]), 1000);
-        assert!(
-            explicit.is_none_or(|v| v > 5.0),
-            "{chip_kg} kg, explicit: the chip at most {explicit:?} m/s (expected thrown)"
-        );
-        let mut w = pinch_with(chip_kg, 0.2, 2.5e-4, OPTIONS);
-        let fastest = run(&mut w, 2000).expect("the implicit normal force stays finite");
+        let (mut w, fastest) = thrown_then_implicit(chip_kg, 2.5e-4, OPTIONS, 2000);
         // knocked about by the cube arriving at 2 m/s (measured: 0.9 to 2.6 m/s, 5.8 m/s
         // for the 5 g chip squeezed out; fixed sub-steps of 1/32 ms knock the 20 g chip
         // to 2.3 m/s), not thrown as explicitly (242 m/s and more)
@@ -264,13 +278,7 @@ fn at_1_ms_the_implicit_normal_force_holds_the_chips_in_place() {
         (0.05, patch, false),
     ];
     for (chip_kg, options, rests) in cases {
-        let explicit = run(&mut pinch_with(chip_kg, 0.2, 1e-3, &options[1..]), 1000);
-        assert!(
-            explicit.is_none_or(|v| v > 5.0),
-            "{chip_kg} kg, {options:?} explicit: the chip at most {explicit:?} m/s (expected thrown)"
-        );
-        let mut w = pinch_with(chip_kg, 0.2, 1e-3, options);
-        let fastest = run(&mut w, 3000).expect("the implicit normal force stays finite");
+        let (mut w, fastest) = thrown_then_implicit(chip_kg, 1e-3, options, 3000);
         // measured 1.2 to 2.8 m/s, the cube arriving at 2 m/s
         assert!(fastest < 3.0, "{chip_kg} kg: the chip reached {fastest} m/s");
         if rests {

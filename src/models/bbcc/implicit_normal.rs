@@ -42,6 +42,17 @@ pub struct SolveBody {
     pub w: Vector3<f64>,
 }
 
+impl SolveBody {
+    /// A body that does not move with the forces, at rest at the origin.
+    pub const IMMOVABLE: SolveBody = SolveBody {
+        inv_mass: 0.0,
+        inv_inertia: Matrix3::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        origin: Vector3::new(0.0, 0.0, 0.0),
+        v: Vector3::new(0.0, 0.0, 0.0),
+        w: Vector3::new(0.0, 0.0, 0.0),
+    };
+}
+
 /// A contact point between `bodies` (None: the ground or another immovable part; the
 /// normal points from the first towards the second).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -45,6 +45,24 @@ pub struct FreeMass {
     pub locked: bool,
 }
 
+impl FreeMass {
+    /// The inverse inertia in the world frame at `rotation`, times `scale` (a count of
+    /// contacts sharing the body, or 1), 1/(kg m^2): R diag(scale / I) R^T; zero when
+    /// the rotation is locked.
+    fn inverse_inertia(
+        &self,
+        rotation: &nalgebra::UnitQuaternion<f64>,
+        scale: f64,
+    ) -> nalgebra::Matrix3<f64> {
+        if self.locked {
+            return nalgebra::Matrix3::zeros();
+        }
+        let r = rotation.to_rotation_matrix();
+        let d = Vector3::from(self.inertia.map(|i| scale / i));
+        r.matrix() * nalgebra::Matrix3::from_diagonal(&d) * r.matrix().transpose()
+    }
+}
+
 /// What the scene reads of the world at each evaluation; bodies by index, world frame.
 pub trait SceneInput {
     /// Time, s.
@@ -257,6 +275,8 @@ pub struct Scene {
     rows: Vec<SolveRow>,
     /// ...the bodies as the solve sees them (work buffer), and the solve.
     solve_bodies: Vec<SolveBody>,
+    /// (which of them are worked out in this solve),
+    solve_ready: Vec<bool>,
     solve: NormalSolve,
 }
 
@@ -328,6 +348,7 @@ impl Scene {
             implicit_normal: settings.is_some_and(|b| b.semi_implicit && b.implicit_normal),
             rows: vec![],
             solve_bodies: Vec::with_capacity(n),
+            solve_ready: Vec::with_capacity(n),
             solve: NormalSolve::default(),
         }
     }
@@ -951,6 +972,39 @@ impl Scene {
         }
     }
 
+    /// Body `b` as the implicit normal solve sees it: its velocities at the sub-step's
+    /// end with every force so far (gravity `g`, m/s^2).
+    fn solve_body(&self, w: &impl SceneInput, b: usize, g: Vector3<f64>) -> SolveBody {
+        let h = self.step;
+        let pose = &self.poses[b];
+        let origin = pose.iso.translation.vector;
+        let Some(free) = w.free_mass(b) else {
+            return SolveBody {
+                origin,
+                v: pose.v,
+                w: pose.w,
+                ..SolveBody::IMMOVABLE
+            };
+        };
+        let (f_ext, t_ext) = w.applied(b);
+        let acc = &self.wrench[b];
+        let inv_inertia = free.inverse_inertia(&pose.iso.rotation, 1.0);
+        // the sub-step as the world takes it (symplectic Euler), without the
+        // gyroscopic term
+        let spin = if free.locked {
+            Vector3::zeros()
+        } else {
+            pose.w + inv_inertia * ((acc.torque + t_ext) * h)
+        };
+        SolveBody {
+            inv_mass: 1.0 / free.mass,
+            inv_inertia,
+            origin,
+            v: pose.v + ((acc.force + f_ext) / free.mass + g) * h,
+            w: spin,
+        }
+    }
+
     /// `bbcc.implicit_normal`: each contact point's implicit impulse over the sub-step
     /// ([`NormalSolve`]), from the velocities every force so far gives the bodies (the
     /// contacts', gravity, the `f_ext`/`t_ext` inputs), added to the bodies' wrenches as
@@ -958,49 +1012,20 @@ impl Scene {
     fn solve_normal(&mut self, w: &impl SceneInput) {
         let h = self.step;
         let g = w.gravity();
+        // only the bodies with a contact point are worked out; the solve reads no other
         self.solve_bodies.clear();
-        for b in 0..self.poses.len() {
-            let pose = &self.poses[b];
-            let origin = pose.iso.translation.vector;
-            let body = match w.free_mass(b) {
-                Some(FreeMass {
-                    mass,
-                    inertia,
-                    locked,
-                }) => {
-                    let (f_ext, t_ext) = w.applied(b);
-                    let acc = &self.wrench[b];
-                    let inv_inertia = if locked {
-                        nalgebra::Matrix3::zeros()
-                    } else {
-                        let r = pose.iso.rotation.to_rotation_matrix();
-                        let d = Vector3::from(inertia.map(|i| 1.0 / i));
-                        r.matrix() * nalgebra::Matrix3::from_diagonal(&d) * r.matrix().transpose()
-                    };
-                    // the sub-step as the world takes it (symplectic Euler), without
-                    // the gyroscopic term
-                    let spin = if locked {
-                        Vector3::zeros()
-                    } else {
-                        pose.w + inv_inertia * ((acc.torque + t_ext) * h)
-                    };
-                    SolveBody {
-                        inv_mass: 1.0 / mass,
-                        inv_inertia,
-                        origin,
-                        v: pose.v + ((acc.force + f_ext) / mass + g) * h,
-                        w: spin,
-                    }
+        self.solve_bodies
+            .resize(self.poses.len(), SolveBody::IMMOVABLE);
+        self.solve_ready.clear();
+        self.solve_ready.resize(self.poses.len(), false);
+        for r in 0..self.rows.len() {
+            for b in self.rows[r].bodies.into_iter().flatten() {
+                let b = b as usize;
+                if !self.solve_ready[b] {
+                    self.solve_ready[b] = true;
+                    self.solve_bodies[b] = self.solve_body(w, b, g);
                 }
-                None => SolveBody {
-                    inv_mass: 0.0,
-                    inv_inertia: nalgebra::Matrix3::zeros(),
-                    origin,
-                    v: pose.v,
-                    w: pose.w,
-                },
-            };
-            self.solve_bodies.push(body);
+            }
         }
         self.solve.solve(&self.rows, &mut self.solve_bodies, h);
         for (r, &impulse) in self.rows.iter().zip(&self.solve.impulses) {
@@ -1052,23 +1077,15 @@ impl Scene {
         }
         for b in 0..self.inv_mass.len() {
             self.inv_mass[b] = InvMass::ZERO;
-            let Some(FreeMass {
-                mass,
-                inertia,
-                locked,
-            }) = w.free_mass(b)
-            else {
+            let Some(free) = w.free_mass(b) else {
                 continue;
             };
             let n = self.share[b].max(1) as f64;
-            let r = self.poses[b].iso.rotation.to_rotation_matrix();
-            let i = if locked {
-                nalgebra::Matrix3::zeros()
-            } else {
-                let d = Vector3::from(inertia.map(|i| n / i));
-                r.matrix() * nalgebra::Matrix3::from_diagonal(&d) * r.matrix().transpose()
+            let i = free.inverse_inertia(&self.poses[b].iso.rotation, n);
+            self.inv_mass[b] = InvMass {
+                m: n / free.mass,
+                i,
             };
-            self.inv_mass[b] = InvMass { m: n / mass, i };
         }
     }
 
