@@ -189,19 +189,22 @@ fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
     let mut blocks = vec![];
     let mut contacts = 0usize;
     let counts = w.adaptive_counts();
-    // bbcc.implicit_normal: sweeps, solves that took all of them, points, solves
-    let mut implicit = (0usize, 0usize, 0usize, 0usize);
+    // bbcc.implicit_normal: sweeps, solves that took all of them, rows, solves, row
+    // updates, rows left out
+    let mut implicit = (0usize, 0usize, 0usize, 0usize, 0usize, 0usize);
     let mut t = Instant::now();
     for k in 0..n {
         w.do_step(H)
             .map_err(|e| format!("unstable at t = {:.3} s: {e}", w.time()))?;
         contacts += w.model::<Bbcc>().unwrap().contact_count();
-        let (sweeps, points) = w.model::<Bbcc>().unwrap().implicit_sweeps();
-        if points > 0 {
-            implicit.0 += sweeps;
-            implicit.1 += usize::from(sweeps == SWEEPS_MAX);
-            implicit.2 += points;
+        let stats = w.model::<Bbcc>().unwrap().implicit_stats();
+        if stats.rows > 0 {
+            implicit.0 += stats.sweeps;
+            implicit.1 += usize::from(stats.sweeps == SWEEPS_MAX);
+            implicit.2 += stats.rows;
             implicit.3 += 1;
+            implicit.4 += stats.visits;
+            implicit.5 += stats.dropped;
         }
         if (k + 1) % 100 == 0 {
             blocks.push(t.elapsed().as_secs_f64() * 1e6 / 100.0);
@@ -220,10 +223,12 @@ fn timed(w: &mut World, seconds: f64) -> Result<(Vec<f64>, f64), String> {
     if implicit.3 > 0 {
         let solves = implicit.3 as f64;
         println!(
-            "         implicit normal solves over these {seconds} s: {:.1} sweeps and {:.0} contact points each, {:.1} % at the {SWEEPS_MAX} sweeps' limit",
+            "         implicit solves over these {seconds} s: {:.1} sweeps, {:.0} rows and {:.1} updates per row each, {:.1} % at the {SWEEPS_MAX} sweeps' limit, {:.2} rows left out per solve",
             implicit.0 as f64 / solves,
             implicit.2 as f64 / solves,
-            100.0 * implicit.1 as f64 / solves
+            implicit.4 as f64 / implicit.2 as f64,
+            100.0 * implicit.1 as f64 / solves,
+            implicit.5 as f64 / solves
         );
     }
     Ok((blocks, contacts as f64 / n as f64))

@@ -260,27 +260,31 @@ fn implicit_normal_needs_semi_implicit_and_not_adaptive_step() {
 }
 
 /// At 1 ms, the pile's model step: explicitly every chip here is thrown. With the
-/// implicit normal force the 500 g chip rests under the cube with `stick` or
-/// `contact_patch`, and so does the 20 g chip with `contact_patch`; the 200 g and 50 g
-/// chips stay in place but are not at rest (1 to 2 cm/s after 3 s). With `stick`,
-/// chips of 50 g and less are still thrown at 1 ms, and the 5 g chip with
-/// `contact_patch`: the tangential parts stay contact by contact
-/// (docs/bbcc-at-scale.md).
+/// implicit solve and the pile's options (`stick`: its spring's tangent rows join the
+/// solve) every chip from 500 g to 5 g rests under the cube or beside it; with
+/// `contact_patch` alone (friction eq. (4) stays contact by contact) the 500 g and
+/// 20 g chips rest, the 200 g and 50 g chips stay in place but are not at rest (1 to 2
+/// cm/s after 3 s), and the 5 g chip is thrown (docs/bbcc-at-scale.md).
 #[test]
 fn at_1_ms_the_implicit_normal_force_holds_the_chips_in_place() {
     let patch: &[&str] = &["implicit_normal", "contact_patch"];
     let cases = [
         (0.5, OPTIONS, true),
+        (0.2, OPTIONS, true),
+        (0.05, OPTIONS, true),
+        (0.02, OPTIONS, true),
+        (0.005, OPTIONS, true),
         (0.5, patch, true),
         (0.02, patch, true),
-        (0.2, OPTIONS, false),
         (0.2, patch, false),
         (0.05, patch, false),
     ];
     for (chip_kg, options, rests) in cases {
         let (mut w, fastest) = thrown_then_implicit(chip_kg, 1e-3, options, 3000);
-        // measured 1.2 to 2.8 m/s, the cube arriving at 2 m/s
-        assert!(fastest < 3.0, "{chip_kg} kg: the chip reached {fastest} m/s");
+        // measured 1.2 to 2.8 m/s with the cube arriving at 2 m/s, 5.6 m/s for the
+        // 5 g chip squeezed out
+        let limit = if chip_kg < 0.01 { 8.0 } else { 3.0 };
+        assert!(fastest < limit, "{chip_kg} kg: the chip reached {fastest} m/s");
         if rests {
             assert_at_rest(&mut w, chip_kg);
         } else {
@@ -288,6 +292,55 @@ fn at_1_ms_the_implicit_normal_force_holds_the_chips_in_place() {
             assert!(chip < 0.05 && rock < 0.05, "{chip_kg} kg: {chip} and {rock} m/s");
             let z_chip = world_get(&mut w, "chip.r[3]");
             assert!((z_chip - 0.01).abs() < 1e-3, "{chip_kg} kg: chip at {z_chip}");
+        }
+    }
+}
+
+/// The chip's and the cube's energy, J: translation, rotation about their principal
+/// axes (the body frame, from the orientation outputs) and height above z = 0.
+fn energy(w: &mut World, chip_kg: f64) -> f64 {
+    let (a, c) = (0.06, 0.02);
+    let i_chip = chip_kg / 12.0 * (a * a + c * c);
+    let bodies = [
+        ("chip", chip_kg, [i_chip, i_chip, chip_kg / 6.0 * a * a]),
+        ("rock", 1.0, [1.0 / 600.0; 3]),
+    ];
+    let mut e = 0.0;
+    for (b, m, inertia) in bodies {
+        let mut get = |name: &str, k: usize| world_get(w, &format!("{b}.{name}[{k}]"));
+        let v = nalgebra::Vector3::new(get("v", 1), get("v", 2), get("v", 3));
+        let spin = nalgebra::Vector3::new(get("w", 1), get("w", 2), get("w", 3));
+        let q = nalgebra::Quaternion::new(get("q", 1), get("q", 2), get("q", 3), get("q", 4));
+        let body_spin = nalgebra::UnitQuaternion::from_quaternion(q).inverse() * spin;
+        let turning: f64 = (0..3).map(|k| inertia[k] * body_spin[k].powi(2)).sum();
+        e += 0.5 * m * v.norm_squared() + 0.5 * turning + m * 9.81 * get("r", 3);
+    }
+    e
+}
+
+/// Stability at 1 ms, measured by energy: whatever the chip and the drop, the pinch
+/// never adds energy (a contact past its step limit does: explicitly, or with the
+/// normal force alone implicit, chips of 50 g and less gained up to 10^3 times the
+/// drop's energy). Below 10 g a drop of 1 m still gains (5 g: 1 %, 2 g: 230 %) where
+/// the sweeps stop short of convergence (docs/bbcc-at-scale.md).
+#[test]
+fn at_1_ms_a_pinch_never_gains_energy() {
+    for chip_kg in [0.2, 0.05, 0.01] {
+        for drop in [0.05, 0.5, 1.0] {
+            let mut w = pinch_with(chip_kg, drop, 1e-3, OPTIONS);
+            let start = energy(&mut w, chip_kg);
+            let mut gain: f64 = 0.0;
+            for _ in 0..3000 {
+                w.do_step(1e-3).unwrap();
+                // a body knocked off the slab falls on: its energy stays, but where it
+                // lands is not this test's
+                if world_get(&mut w, "rock.r[3]") < 0.0 || world_get(&mut w, "chip.r[3]") < 0.0 {
+                    break;
+                }
+                gain = gain.max(energy(&mut w, chip_kg) - start);
+            }
+            // measured: none at all (0 J); rounding of the energy sum allows 1e-9 J
+            assert!(gain <= 1e-9, "{chip_kg} kg from {drop} m gained {gain} J");
         }
     }
 }

@@ -253,9 +253,9 @@ impl Bbcc {
         self.scene.stats()
     }
 
-    /// `bbcc.implicit_normal`: the sweeps of the last solve and its contact points.
-    pub fn implicit_sweeps(&self) -> (usize, usize) {
-        self.scene.implicit_sweeps()
+    /// `bbcc.implicit_normal`: what the last implicit solve did.
+    pub fn implicit_stats(&self) -> super::implicit_normal::SolveStats {
+        self.scene.implicit_stats()
     }
 
     /// Longest edge of body `b`'s bounding box (its R_i when `contact_length` is 0), m;

@@ -46,7 +46,8 @@ pub struct PairLaw {
     pub implicit_step: f64,
     /// `bbcc.adaptive_step`: report each contact's omega^2 ([`PairWrench::omega2`]).
     pub adaptive: bool,
-    /// `bbcc.implicit_normal`: report each contact point's [`NormalRow`] (with
+    /// `bbcc.implicit_normal`: report each contact point's [`NormalRow`], and with
+    /// `stick` the spring's tangent pair, with its rate part left to the solve (with
     /// `implicit_step` > 0).
     pub implicit_normal: bool,
     /// Spread a contact of flat-faced parts over its overlap's vertices
@@ -99,25 +100,46 @@ fn implicit(f: f64, v: f64, h: f64, inv: f64) -> f64 {
     f / (1.0 + (f / v).abs() * h * inv)
 }
 
-/// One contact point as `bbcc.implicit_normal` sees it (world frame): the
-/// elastic part of its normal force is taken again, linearly implicitly, with all
-/// contacts together ([`super::implicit_normal`]).
+/// What a [`NormalRow`]'s impulse is bounded by.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum RowKind {
+    /// A contact point's normal: the impulse is at least -h F (the point never pulls).
+    #[default]
+    Normal,
+    /// The first of the stick spring's two tangent directions (`bbcc.stick`): the
+    /// next row is the second, and the two forces together stay within Coulomb's
+    /// bound, N.
+    Tangent { bound: f64 },
+    /// The second tangent direction.
+    TangentSecond,
+}
+
+/// One row of the implicit contact solve (world frame): a contact point's normal,
+/// whose elastic part of eq. (1) is taken again, linearly implicitly, with all
+/// contacts together ([`super::implicit_normal`]), or one tangent direction of the
+/// stick spring at the contact's centre (with `bbcc.stick`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct NormalRow {
     /// The point, m.
     pub point: Vector3<f64>,
-    /// Unit normal from body 1 towards body 2.
+    /// Unit direction the row's force acts along on body 2 (the normal from body 1
+    /// towards body 2, or a tangent).
     pub normal: Vector3<f64>,
-    /// h^2 K, K = 1.5 k delta^0.5 the point's share of eq. (1)'s elastic stiffness,
-    /// h the sub-step: the impulse per unit of penetration rate, N s^2/m (kg).
+    /// h^2 K, K the point's stiffness along the row (the share of eq. (1)'s elastic
+    /// 1.5 k delta^0.5, or the stick spring's k_t), h the sub-step: the impulse per
+    /// unit of closing rate along the row, N s^2/m (kg).
     pub gain: f64,
-    /// The point's normal force as computed (elastic and damping), N, on body 2.
+    /// The row's force as computed, N, on body 2 along `normal` (the point's normal
+    /// force, elastic and damping; the stick spring's explicit part).
     pub force: f64,
+    pub kind: RowKind,
 }
 
-/// Most contact points of one body pair [`PairWrench`] carries for
-/// `bbcc.implicit_normal`; points past it keep their elastic part explicit.
-pub const ROWS_MAX: usize = 8;
+/// Most rows one body pair gives the implicit solve (`bbcc.implicit_normal`, a
+/// [`RowBuf`]): a part contact gives up to six (four patch points, a tangent pair),
+/// and a rock on a cuboid grid of the ground touches two or three cuboids (measured in
+/// the pile: 0.3 of 4 800 rows per solve left out at 16).
+pub const ROWS_MAX: usize = 16;
 
 /// The wrench of one contact on both bodies, world frame, torques about each body
 /// origin.
@@ -134,17 +156,58 @@ pub struct PairWrench {
     /// eq. (1)'s elastic stiffness 1.5 k delta^0.5 on the inverse mass at the point
     /// along the normal (0 otherwise).
     pub omega2: f64,
-    /// With `bbcc.implicit_normal`: the contact points (the first `rows_len`).
-    pub rows: [NormalRow; ROWS_MAX],
-    pub rows_len: usize,
 }
 
-impl PairWrench {
-    /// Appends `row` where there is room (past [`ROWS_MAX`] the point stays explicit).
-    fn push_row(&mut self, row: NormalRow) {
-        if self.rows_len < ROWS_MAX {
-            self.rows[self.rows_len] = row;
-            self.rows_len += 1;
+/// The rows of one body pair's contacts for the implicit solve (`bbcc.implicit_normal`),
+/// at most [`ROWS_MAX`]: rows past it are left out (a normal point keeps its elastic
+/// part explicit, a tangent pair its spring's explicit part), counted in `dropped`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowBuf {
+    pub rows: [NormalRow; ROWS_MAX],
+    pub len: usize,
+    pub dropped: usize,
+}
+
+impl Default for RowBuf {
+    fn default() -> Self {
+        RowBuf {
+            rows: [NormalRow::default(); ROWS_MAX],
+            len: 0,
+            dropped: 0,
+        }
+    }
+}
+
+impl RowBuf {
+    /// The rows held.
+    pub fn rows(&self) -> &[NormalRow] {
+        &self.rows[..self.len]
+    }
+
+    /// Empties it for the next body pair.
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.dropped = 0;
+    }
+
+    /// Appends `row` where there is room.
+    fn push(&mut self, row: NormalRow) {
+        if self.len < ROWS_MAX {
+            self.rows[self.len] = row;
+            self.len += 1;
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Appends both rows of a tangent pair where there is room for both, else neither.
+    fn push_pair(&mut self, rows: [NormalRow; 2]) {
+        if self.len + 2 <= ROWS_MAX {
+            self.rows[self.len] = rows[0];
+            self.rows[self.len + 1] = rows[1];
+            self.len += 2;
+        } else {
+            self.dropped += 2;
         }
     }
 }
@@ -181,6 +244,7 @@ pub fn pair_wrench(
     inv: [&InvMass; 2],
     boxes: [Option<&Aabb>; 2],
     memory: &mut dyn PartMemory,
+    mut rows: Option<&mut RowBuf>,
 ) -> PairWrench {
     let n2 = part_count(s2);
     let mut total = PairWrench::default();
@@ -191,7 +255,19 @@ pub fn pair_wrench(
                    p2: &dyn Shape,
                    iso2: &Isometry3<f64>| {
         let slot = a * n2 + b;
-        let (w, m) = convex_wrench(p1, iso1, p2, iso2, b1, b2, law, inv, memory.get(slot));
+        let prior = memory.get(slot);
+        let (w, m) = convex_wrench(
+            p1,
+            iso1,
+            p2,
+            iso2,
+            b1,
+            b2,
+            law,
+            inv,
+            prior,
+            rows.as_deref_mut(),
+        );
         if w.in_contact {
             memory.touch(slot, m);
             total.force1 += w.force1;
@@ -201,9 +277,6 @@ pub fn pair_wrench(
             total.depth = total.depth.max(w.depth);
             total.in_contact = true;
             total.omega2 = total.omega2.max(w.omega2);
-            for row in &w.rows[..w.rows_len] {
-                total.push_row(*row);
-            }
         }
     };
     for_each_part_pair(s1, &b1.iso, s2, &b2.iso, boxes, &mut one);
@@ -314,6 +387,7 @@ fn convex_wrench(
     law: &PairLaw,
     inv: [&InvMass; 2],
     prior: ContactMemory,
+    rows: Option<&mut RowBuf>,
 ) -> (PairWrench, ContactMemory) {
     let found = deepest_contact(s1, iso1, s2, iso2);
     let Some((depth, n, p)) = found else {
@@ -364,13 +438,31 @@ fn convex_wrench(
     }
     // with `bbcc.stick`: the tangential spring at the contact's centre, and the twist
     // spring about the normal (its torque on the patch's points and as a point contact)
+    // with `bbcc.implicit_normal` the spring's rate part joins the implicit solve
+    let tangent_rows = law.implicit_normal && h > 0.0;
+    let mut tangent = None;
     let (spring, twist) = law
         .stick
         .map(|ratio| {
             let c = spread.centre();
             let k_t = stick_stiffness(ratio, law, depth);
             let inv_c = |u: &Vector3<f64>| inv_along(&c, 1.0, u);
-            let (f_s, slip) = stick_spring(k_t, law, f_n_total, &n, &c, b1, b2, &prior, &inv_c);
+            let spring_step = if tangent_rows { 0.0 } else { h };
+            let (f_s, slip) = stick_spring(
+                k_t,
+                law,
+                spring_step,
+                f_n_total,
+                &n,
+                &c,
+                b1,
+                b2,
+                &prior,
+                &inv_c,
+            );
+            if tangent_rows {
+                tangent = Some((c, k_t, f_s));
+            }
             let t = stick_twist(
                 k_t, law, depth, &f_ns, f_n_total, &n, &spread, &c, b1, b2, &prior, inv,
             );
@@ -432,7 +524,7 @@ fn convex_wrench(
         spin_torque2 = n * total;
     }
     let roll_torque2 = rolling_torque(law, f_n_total, &n, b1, b2, inv);
-    let mut wrench = PairWrench {
+    let wrench = PairWrench {
         force1: -force2,
         torque1: torque1 - spin_torque2 - roll_torque2,
         force2,
@@ -442,15 +534,43 @@ fn convex_wrench(
         omega2,
         ..PairWrench::default()
     };
-    if law.implicit_normal && h > 0.0 {
+    if let (Some(rows), true) = (rows, law.implicit_normal && h > 0.0) {
+        if let Some((c, k_t, f_s)) = tangent {
+            // the spring's two tangent directions, the first along its force
+            let f = f_s.norm();
+            let t1 = if f > 0.0 {
+                f_s / f
+            } else {
+                let any = if n.x.abs() < 0.9 {
+                    Vector3::x()
+                } else {
+                    Vector3::y()
+                };
+                n.cross(&any).normalize()
+            };
+            let t2 = n.cross(&t1);
+            let bound = law.mu * f_n_total.max(0.0);
+            let row = |t: Vector3<f64>, force: f64, kind: RowKind| NormalRow {
+                point: c,
+                normal: t,
+                gain: h * h * k_t,
+                force,
+                kind,
+            };
+            rows.push_pair([
+                row(t1, f, RowKind::Tangent { bound }),
+                row(t2, 0.0, RowKind::TangentSecond),
+            ]);
+        }
         for k in 0..spread.len {
             // the point's share of eq. (1)'s elastic stiffness, d/d delta k delta^1.5
             let stiffness = spread.shares[k] * 1.5 * law.k * depth.sqrt();
-            wrench.push_row(NormalRow {
+            rows.push(NormalRow {
                 point: spread.points[k],
                 normal: n,
                 gain: h * h * stiffness,
                 force: f_ns[k],
+                kind: RowKind::Normal,
             });
         }
     }
@@ -488,15 +608,18 @@ fn rolling_torque(
 /// accumulated since the contact began, projected onto the current tangent plane
 /// (Cundall and Strack's discrete-element spring); its stiffness is `k_t`
 /// ([`stick_stiffness`]). Past Coulomb's bound mu F_N the spring slides: its
-/// elongation is held at the bound. With `bbcc.semi_implicit` (sub-step h) the spring
-/// is taken linearly implicitly on the bodies' effective inverse mass at the centre
-/// (`inv_at`): -k_t (s + h v_t) / (1 + k_t h^2 m^-1), stable at any step, where the
-/// explicit spring on a light rock's far corner is not (measured: a pile went
-/// non-finite at 1.7 s at 0.5 ms); the bound then applies to that force.
+/// elongation is held at the bound. With `bbcc.semi_implicit` (`h` the sub-step) the
+/// spring is taken linearly implicitly on the bodies' effective inverse mass at the
+/// centre (`inv_at`): -k_t (s + h v_t) / (1 + k_t h^2 m^-1), stable at any step, where
+/// the explicit spring on a light rock's far corner is not (measured: a pile went
+/// non-finite at 1.7 s at 0.5 ms); the bound then applies to that force. `h` = 0: the
+/// explicit spring -k_t s (with `bbcc.implicit_normal` the implicit solve adds the rate
+/// part -k_t h v_t, with all contacts together).
 #[allow(clippy::too_many_arguments)]
 fn stick_spring(
     k_t: f64,
     law: &PairLaw,
+    h: f64,
     f_n: f64,
     n: &Vector3<f64>,
     c: &Vector3<f64>,
@@ -518,7 +641,6 @@ fn stick_spring(
     slip += v_t * dt;
     // Euler backward over the sub-step h: the stretch at the step's end, on the
     // effective mass along it (explicit: h = 0)
-    let h = law.implicit_step;
     let ahead = slip + v_t * h;
     let len = ahead.norm();
     let k = if h > 0.0 && len > 0.0 {
@@ -1003,6 +1125,7 @@ mod tests {
             [&InvMass::ZERO; 2],
             [None; 2],
             &mut m,
+            None,
         );
         assert!(w.in_contact && (w.depth - delta).abs() < 1e-12);
         assert!((w.force2.z - 1e6 * pmath::powf(delta, 1.5)).abs() < 1e-6, "{w:?}");
@@ -1021,6 +1144,7 @@ mod tests {
                 [&InvMass::ZERO; 2],
                 [None; 2],
                 &mut m,
+                None,
             )
             .in_contact
         );
@@ -1043,6 +1167,7 @@ mod tests {
             [&InvMass::ZERO; 2],
             [None; 2],
             &mut m,
+            None,
         );
         assert!(w.force2.x < 0.0);
         assert!(w.torque2.z < 0.0, "spin about +z is braked: {w:?}");

@@ -6,8 +6,8 @@
 //! through [`SceneInput`], which the adapter implements over the world's frame.
 
 use super::broad_phase::SweepAndPrune;
-use super::implicit_normal::{NormalSolve, SolveBody, SolveRow};
-use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw, PairWrench, PartMemory};
+use super::implicit_normal::{NormalSolve, SolveBody, SolveRow, SolveStats};
+use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw, PairWrench, PartMemory, RowBuf};
 use super::pair_rule::PairRule;
 use super::section::BbccSettings;
 use super::sphere_plane::{sphere_on_surface, ContactWrench, PairConstants};
@@ -271,8 +271,13 @@ pub struct Scene {
     /// `bbcc.implicit_normal` (with `semi_implicit`): the elastic part of the normal
     /// forces linearly implicit, all contacts together ([`super::implicit_normal`]).
     implicit_normal: bool,
-    /// With `implicit_normal`: the contact points of this evaluation (work buffer)...
+    /// With `implicit_normal`: the rows of this evaluation (work buffer)...
     rows: Vec<SolveRow>,
+    /// ...each candidate pair's from the parallel narrow phase, one pair's from a
+    /// serial call (work buffers), and the rows left out past `ROWS_MAX` per pair...
+    pair_rows: Vec<RowBuf>,
+    one_pair_rows: RowBuf,
+    rows_dropped: usize,
     /// ...the bodies as the solve sees them (work buffer), and the solve.
     solve_bodies: Vec<SolveBody>,
     /// (which of them are worked out in this solve),
@@ -347,6 +352,9 @@ impl Scene {
             share: vec![0; n],
             implicit_normal: settings.is_some_and(|b| b.semi_implicit && b.implicit_normal),
             rows: vec![],
+            pair_rows: vec![],
+            one_pair_rows: RowBuf::default(),
+            rows_dropped: 0,
             solve_bodies: Vec::with_capacity(n),
             solve_ready: Vec::with_capacity(n),
             solve: NormalSolve::default(),
@@ -674,6 +682,7 @@ impl Scene {
         self.max_omega2 = 0.0;
         self.now_active.clear();
         self.rows.clear();
+        self.rows_dropped = 0;
         if w.constants().is_none() {
             return;
         }
@@ -733,12 +742,16 @@ impl Scene {
                             first,
                             now_active: &mut self.now_active,
                         },
+                        self.implicit_normal.then_some(&mut self.one_pair_rows),
                     );
-                    for row in &c.rows[..c.rows_len] {
-                        self.rows.push(SolveRow {
+                    if self.implicit_normal {
+                        let rows = &mut self.one_pair_rows;
+                        self.rows_dropped += rows.dropped;
+                        self.rows.extend(rows.rows().iter().map(|&row| SolveRow {
                             bodies: [None, Some(b as u32)],
-                            row: *row,
-                        });
+                            row,
+                        }));
+                        rows.clear();
                     }
                     (c.force2, c.torque2, c.depth, c.in_contact, c.omega2)
                 }
@@ -855,6 +868,9 @@ impl Scene {
             }
             self.results.clear();
             self.results.resize(n, None);
+            if self.implicit_normal && self.pair_rows.len() < n {
+                self.pair_rows.resize(n, RowBuf::default());
+            }
             let (candidates, shapes, poses, inv_mass, boxes, memory, laws) = (
                 &self.candidates,
                 &self.shapes,
@@ -864,48 +880,63 @@ impl Scene {
                 &self.pair_memory,
                 &self.laws,
             );
-            use rayon::prelude::*;
-            self.results
-                .par_iter_mut()
-                .enumerate()
-                .with_min_len(64)
-                .for_each(|(c, out)| {
-                    let Candidate { i, j, first, end } = candidates[c];
-                    let (i, j) = (i as usize, j as usize);
-                    let (Some(si), Some(sj)) = (&shapes[i], &shapes[j]) else {
-                        return;
-                    };
-                    let mut touched = [(0u32, ContactMemory::default()); TOUCHED_MAX];
-                    let mut count = 0usize;
-                    let wrench = pair_wrench(
-                        si.as_ref(),
-                        &poses[i],
-                        sj.as_ref(),
-                        &poses[j],
-                        &laws[c],
-                        [&inv_mass[i], &inv_mass[j]],
-                        [boxes[i].as_ref(), boxes[j].as_ref()],
-                        &mut PairMemory {
-                            prior: &memory[first as usize..end as usize],
-                            touched: |slot, m| {
-                                if count < TOUCHED_MAX {
-                                    touched[count] = (slot as u32, m);
-                                }
-                                count += 1;
-                            },
+            let one = |c: usize, out: &mut Option<PairResult>, mut rows: Option<&mut RowBuf>| {
+                let Candidate { i, j, first, end } = candidates[c];
+                let (i, j) = (i as usize, j as usize);
+                let (Some(si), Some(sj)) = (&shapes[i], &shapes[j]) else {
+                    return;
+                };
+                if let Some(rows) = rows.as_deref_mut() {
+                    rows.clear();
+                }
+                let mut touched = [(0u32, ContactMemory::default()); TOUCHED_MAX];
+                let mut count = 0usize;
+                let wrench = pair_wrench(
+                    si.as_ref(),
+                    &poses[i],
+                    sj.as_ref(),
+                    &poses[j],
+                    &laws[c],
+                    [&inv_mass[i], &inv_mass[j]],
+                    [boxes[i].as_ref(), boxes[j].as_ref()],
+                    &mut PairMemory {
+                        prior: &memory[first as usize..end as usize],
+                        touched: |slot, m| {
+                            if count < TOUCHED_MAX {
+                                touched[count] = (slot as u32, m);
+                            }
+                            count += 1;
                         },
-                    );
-                    if count <= TOUCHED_MAX {
-                        *out = Some((wrench, touched, count as u8));
-                    }
-                });
+                    },
+                    rows,
+                );
+                if count <= TOUCHED_MAX {
+                    *out = Some((wrench, touched, count as u8));
+                }
+            };
+            use rayon::prelude::*;
+            if self.implicit_normal {
+                self.results
+                    .par_iter_mut()
+                    .zip(self.pair_rows[..n].par_iter_mut())
+                    .enumerate()
+                    .with_min_len(64)
+                    .for_each(|(c, (out, rows))| one(c, out, Some(rows)));
+            } else {
+                self.results
+                    .par_iter_mut()
+                    .enumerate()
+                    .with_min_len(64)
+                    .for_each(|(c, out)| one(c, out, None));
+            }
         }
         for c in 0..n {
             let Candidate { i, j, first, end } = self.candidates[c];
             let (ci, cj) = (i, j);
             let (i, j) = (i as usize, j as usize);
             let start = self.next_memory.len();
-            let wrench = match self.results.get(c).copied().flatten().filter(|_| parallel) {
+            let from_parallel = self.results.get(c).copied().flatten().filter(|_| parallel);
+            let wrench = match from_parallel {
                 Some((wrench, touched, count)) => {
                     self.next_memory
                         .extend(touched[..count as usize].iter().map(|&(slot, memory)| {
@@ -943,16 +974,24 @@ impl Scene {
                                 })
                             },
                         },
+                        self.implicit_normal.then_some(&mut self.one_pair_rows),
                     )
                 }
             };
             // sorted by slot within the pair (the parts are visited in tree order)
             self.next_memory[start..].sort_unstable_by_key(|c| c.slot);
-            for row in &wrench.rows[..wrench.rows_len] {
-                self.rows.push(SolveRow {
+            if self.implicit_normal {
+                let rows = if from_parallel.is_some() {
+                    &mut self.pair_rows[c]
+                } else {
+                    &mut self.one_pair_rows
+                };
+                self.rows_dropped += rows.dropped;
+                self.rows.extend(rows.rows().iter().map(|&row| SolveRow {
                     bodies: [Some(ci), Some(cj)],
-                    row: *row,
-                });
+                    row,
+                }));
+                rows.clear();
             }
             self.max_omega2 = self.max_omega2.max(wrench.omega2);
             self.accumulate(
@@ -1045,10 +1084,14 @@ impl Scene {
         }
     }
 
-    /// Sweeps of the last implicit normal solve (`bbcc.implicit_normal`; for
-    /// benchmarks), and its contact points.
-    pub fn implicit_sweeps(&self) -> (usize, usize) {
-        (self.solve.sweeps, self.rows.len())
+    /// What the last implicit solve did (`bbcc.implicit_normal`; for benchmarks).
+    pub fn implicit_stats(&self) -> SolveStats {
+        SolveStats {
+            sweeps: self.solve.sweeps,
+            rows: self.rows.len(),
+            visits: self.solve.visits,
+            dropped: self.rows_dropped,
+        }
     }
 
     /// Each free body's inverse mass and inertia, shared among its part contacts (mass

@@ -54,7 +54,12 @@ pub struct BbccSettings {
     /// Hertz's (a contact made implicit alone sinks: docs/bbcc-at-scale.md). The
     /// velocities it predicts take the contact forces, gravity and each body's
     /// `f_ext`/`t_ext` inputs; other models' forces on the same body are not in them.
-    /// Not with `adaptive_step`. Off: the elastic part explicit.
+    /// With `stick`, the stick spring's rate part joins the same solve (two tangent
+    /// rows per contact, their force within Coulomb's bound): at a 1 ms step a chip of
+    /// 5 g pinched under a 1 kg cube rests, where the spring contact by contact threw
+    /// chips of 50 g and less. A sweep after the first visits only the rows whose
+    /// bodies moved; at most 500 sweeps. Not with `adaptive_step`. Off: the elastic
+    /// part explicit.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub implicit_normal: bool,
     /// Spread each contact of two flat-faced parts (cuboids, convex hulls, the ground
