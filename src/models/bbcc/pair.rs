@@ -532,7 +532,6 @@ fn convex_wrench(
         depth,
         in_contact: true,
         omega2,
-        ..PairWrench::default()
     };
     if let (Some(rows), true) = (rows, law.implicit_normal && h > 0.0) {
         if let Some((c, k_t, f_s)) = tangent {
