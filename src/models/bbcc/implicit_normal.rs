@@ -31,7 +31,7 @@
 //! the sweeps can go on much longer where a light body between stiff contacts needs
 //! them (Gauss-Seidel's rate there is near 1 per sweep).
 
-use super::pair::{NormalRow, RowKind};
+use super::pair::{ImplicitRow, RowKind};
 use nalgebra::{Matrix3, Vector3};
 
 /// Sweeps at most; the solve stops earlier once no impulse changes by more than
@@ -90,7 +90,7 @@ impl SolveBody {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SolveRow {
     pub bodies: [Option<u32>; 2],
-    pub row: NormalRow,
+    pub row: ImplicitRow,
 }
 
 /// One row ready for the sweeps: per body its lever r x n and I^-1 (r x n).
@@ -106,7 +106,7 @@ struct Prepared {
 
 /// The projected Gauss-Seidel solve, its work buffers kept between calls.
 #[derive(Debug, Default, Clone)]
-pub struct NormalSolve {
+pub struct ImplicitSolve {
     prepared: Vec<Prepared>,
     /// Each row's impulse of the last solve, N s (positive pushes the bodies apart).
     pub impulses: Vec<f64>,
@@ -117,7 +117,7 @@ pub struct NormalSolve {
     pub visits: usize,
 }
 
-impl NormalSolve {
+impl ImplicitSolve {
     /// Finds each row's impulse over the sub-step `h` (s) and adds its velocity
     /// changes to `bodies`. Deterministic: the rows in their order, every sweep.
     pub fn solve(&mut self, rows: &[SolveRow], bodies: &mut [SolveBody], h: f64) {
@@ -242,9 +242,7 @@ impl NormalSolve {
             }
         }
     }
-}
 
-impl NormalSolve {
     /// Row `c`'s impulse solving its own equation alone, L = g (rate + inv (L_old - L)):
     /// Euler backward on its stretch, with the bodies' velocities as they are now.
     fn unclamped(&self, r: &SolveRow, c: usize, bodies: &[SolveBody]) -> f64 {
@@ -374,7 +372,7 @@ mod tests {
     fn row(bodies: [Option<u32>; 2], z: f64, gain: f64, force: f64) -> SolveRow {
         SolveRow {
             bodies,
-            row: NormalRow {
+            row: ImplicitRow {
                 point: Vector3::new(0.0, 0.0, z),
                 normal: Vector3::z(),
                 gain,
@@ -390,7 +388,7 @@ mod tests {
     fn one_contact_is_euler_backward_on_its_penetration() {
         let (m, g, v) = (0.1, 50.0, -1.0);
         let mut bodies = [body(m, 0.0, v)];
-        let mut solve = NormalSolve::default();
+        let mut solve = ImplicitSolve::default();
         solve.solve(&[row([None, Some(0)], 0.0, g, 10.0)], &mut bodies, 1e-3);
         let exact = g * -v / (1.0 + g / m);
         assert!(
@@ -410,7 +408,7 @@ mod tests {
             row([Some(1), Some(0)], 0.05, 1e3, 9.81),
             row([None, Some(1)], 0.0, 1e3, 10.0),
         ];
-        let mut solve = NormalSolve::default();
+        let mut solve = ImplicitSolve::default();
         solve.solve(&rows, &mut bodies, 1e-3);
         assert_eq!(solve.impulses, vec![0.0, 0.0]);
         assert_eq!(solve.sweeps, 1);
@@ -429,7 +427,7 @@ mod tests {
             row([Some(1), Some(0)], 0.05, g, 100.0),
             row([None, Some(1)], 0.0, g, 100.0),
         ];
-        let mut solve = NormalSolve::default();
+        let mut solve = ImplicitSolve::default();
         solve.solve(&rows, &mut bodies, 1e-3);
         // L1 = g (v_chip - v_top), L2 = g (-v_chip) at the end
         let (v_top, v_chip) = (bodies[0].v.z, bodies[1].v.z);
@@ -451,7 +449,7 @@ mod tests {
     fn an_opening_contact_never_pulls() {
         let h = 1e-3;
         let mut bodies = [body(1.0, 0.0, 5.0)];
-        let mut solve = NormalSolve::default();
+        let mut solve = ImplicitSolve::default();
         solve.solve(&[row([None, Some(0)], 0.0, 100.0, 3.0)], &mut bodies, h);
         assert_eq!(solve.impulses[0], -h * 3.0);
     }
@@ -470,7 +468,7 @@ mod tests {
         };
         let tangent = |dir: Vector3<f64>, force: f64, kind: RowKind| SolveRow {
             bodies: [None, Some(0)],
-            row: NormalRow {
+            row: ImplicitRow {
                 point: Vector3::zeros(),
                 normal: dir,
                 gain,
@@ -494,7 +492,7 @@ mod tests {
     fn a_sticking_tangent_pair_is_euler_backward_on_its_stretch() {
         let (m, vx, g) = (0.5, 0.01, 2.0);
         let (mut bodies, rows) = slider(m, vx, g, 0.0, 100.0);
-        let mut solve = NormalSolve::default();
+        let mut solve = ImplicitSolve::default();
         // the pair needs a normal row to set the scale of its tolerance
         let mut all = rows.to_vec();
         all.push(row([None, Some(0)], 0.0, 0.0, 5.0));

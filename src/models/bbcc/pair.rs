@@ -46,7 +46,7 @@ pub struct PairLaw {
     pub implicit_step: f64,
     /// `bbcc.adaptive_step`: report each contact's omega^2 ([`PairWrench::omega2`]).
     pub adaptive: bool,
-    /// `bbcc.implicit_normal`: report each contact point's [`NormalRow`], and with
+    /// `bbcc.implicit_normal`: report each contact point's [`ImplicitRow`], and with
     /// `stick` the spring's tangent pair, with its rate part left to the solve (with
     /// `implicit_step` > 0).
     pub implicit_normal: bool,
@@ -100,7 +100,7 @@ fn implicit(f: f64, v: f64, h: f64, inv: f64) -> f64 {
     f / (1.0 + (f / v).abs() * h * inv)
 }
 
-/// What a [`NormalRow`]'s impulse is bounded by.
+/// What an [`ImplicitRow`]'s impulse is bounded by.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub enum RowKind {
     /// A contact point's normal: the impulse is at least -h F (the point never pulls).
@@ -119,7 +119,7 @@ pub enum RowKind {
 /// contacts together ([`super::implicit_normal`]), or one tangent direction of the
 /// stick spring at the contact's centre (with `bbcc.stick`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct NormalRow {
+pub struct ImplicitRow {
     /// The point, m.
     pub point: Vector3<f64>,
     /// Unit direction the row's force acts along on body 2 (the normal from body 1
@@ -163,7 +163,7 @@ pub struct PairWrench {
 /// part explicit, a tangent pair its spring's explicit part), counted in `dropped`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RowBuf {
-    pub rows: [NormalRow; ROWS_MAX],
+    pub rows: [ImplicitRow; ROWS_MAX],
     pub len: usize,
     pub dropped: usize,
 }
@@ -171,7 +171,7 @@ pub struct RowBuf {
 impl Default for RowBuf {
     fn default() -> Self {
         RowBuf {
-            rows: [NormalRow::default(); ROWS_MAX],
+            rows: [ImplicitRow::default(); ROWS_MAX],
             len: 0,
             dropped: 0,
         }
@@ -180,7 +180,7 @@ impl Default for RowBuf {
 
 impl RowBuf {
     /// The rows held.
-    pub fn rows(&self) -> &[NormalRow] {
+    pub fn rows(&self) -> &[ImplicitRow] {
         &self.rows[..self.len]
     }
 
@@ -191,7 +191,7 @@ impl RowBuf {
     }
 
     /// Appends `row` where there is room.
-    fn push(&mut self, row: NormalRow) {
+    fn push(&mut self, row: ImplicitRow) {
         if self.len < ROWS_MAX {
             self.rows[self.len] = row;
             self.len += 1;
@@ -201,7 +201,7 @@ impl RowBuf {
     }
 
     /// Appends both rows of a tangent pair where there is room for both, else neither.
-    fn push_pair(&mut self, rows: [NormalRow; 2]) {
+    fn push_pair(&mut self, rows: [ImplicitRow; 2]) {
         if self.len + 2 <= ROWS_MAX {
             self.rows[self.len] = rows[0];
             self.rows[self.len + 1] = rows[1];
@@ -438,8 +438,9 @@ fn convex_wrench(
     }
     // with `bbcc.stick`: the tangential spring at the contact's centre, and the twist
     // spring about the normal (its torque on the patch's points and as a point contact)
-    // with `bbcc.implicit_normal` the spring's rate part joins the implicit solve
-    let tangent_rows = law.implicit_normal && h > 0.0;
+    // with `bbcc.implicit_normal` the spring's rate part joins the implicit solve (a
+    // caller without row buffers keeps it in the spring, as without the option)
+    let tangent_rows = law.implicit_normal && h > 0.0 && rows.is_some();
     let mut tangent = None;
     let (spring, twist) = law
         .stick
@@ -549,7 +550,7 @@ fn convex_wrench(
             };
             let t2 = n.cross(&t1);
             let bound = law.mu * f_n_total.max(0.0);
-            let row = |t: Vector3<f64>, force: f64, kind: RowKind| NormalRow {
+            let row = |t: Vector3<f64>, force: f64, kind: RowKind| ImplicitRow {
                 point: c,
                 normal: t,
                 gain: h * h * k_t,
@@ -564,7 +565,7 @@ fn convex_wrench(
         for k in 0..spread.len {
             // the point's share of eq. (1)'s elastic stiffness, d/d delta k delta^1.5
             let stiffness = spread.shares[k] * 1.5 * law.k * depth.sqrt();
-            rows.push(NormalRow {
+            rows.push(ImplicitRow {
                 point: spread.points[k],
                 normal: n,
                 gain: h * h * stiffness,

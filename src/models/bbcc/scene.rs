@@ -6,7 +6,7 @@
 //! through [`SceneInput`], which the adapter implements over the world's frame.
 
 use super::broad_phase::SweepAndPrune;
-use super::implicit_normal::{NormalSolve, SolveBody, SolveRow, SolveStats};
+use super::implicit_normal::{ImplicitSolve, SolveBody, SolveRow, SolveStats};
 use super::pair::{pair_wrench, BodyPose, InvMass, PairLaw, PairWrench, PartMemory, RowBuf};
 use super::pair_rule::PairRule;
 use super::section::BbccSettings;
@@ -282,7 +282,7 @@ pub struct Scene {
     solve_bodies: Vec<SolveBody>,
     /// (which of them are worked out in this solve),
     solve_ready: Vec<bool>,
-    solve: NormalSolve,
+    solve: ImplicitSolve,
 }
 
 impl Scene {
@@ -357,7 +357,7 @@ impl Scene {
             rows_dropped: 0,
             solve_bodies: Vec::with_capacity(n),
             solve_ready: Vec::with_capacity(n),
-            solve: NormalSolve::default(),
+            solve: ImplicitSolve::default(),
         }
     }
 
@@ -1045,7 +1045,7 @@ impl Scene {
     }
 
     /// `bbcc.implicit_normal`: each contact point's implicit impulse over the sub-step
-    /// ([`NormalSolve`]), from the velocities every force so far gives the bodies (the
+    /// ([`ImplicitSolve`]), from the velocities every force so far gives the bodies (the
     /// contacts', gravity, the `f_ext`/`t_ext` inputs), added to the bodies' wrenches as
     /// the force impulse / h at the point.
     fn solve_normal(&mut self, w: &impl SceneInput) {
