@@ -31,7 +31,7 @@
 //! the sweeps can go on much longer where a light body between stiff contacts needs
 //! them (Gauss-Seidel's rate there is near 1 per sweep).
 
-use super::pair::{ImplicitRow, RowKind};
+use super::pair::{ImplicitRow, RowBuf, RowKind};
 use nalgebra::{Matrix3, Vector3};
 
 /// Sweeps at most; the solve stops earlier once no impulse changes by more than
@@ -91,6 +91,17 @@ impl SolveBody {
 pub struct SolveRow {
     pub bodies: [Option<u32>; 2],
     pub row: ImplicitRow,
+}
+
+impl SolveRow {
+    /// Moves the rows of one body pair's `buf` into `out` as rows between `bodies`,
+    /// leaving `buf` empty; returns how many rows the buffer had no room for.
+    pub fn take_from(buf: &mut RowBuf, bodies: [Option<u32>; 2], out: &mut Vec<SolveRow>) -> usize {
+        let dropped = buf.dropped;
+        out.extend(buf.rows().iter().map(|&row| SolveRow { bodies, row }));
+        buf.clear();
+        dropped
+    }
 }
 
 /// One row ready for the sweeps: per body its lever r x n and I^-1 (r x n).

@@ -745,13 +745,11 @@ impl Scene {
                         self.implicit_normal.then_some(&mut self.one_pair_rows),
                     );
                     if self.implicit_normal {
-                        let rows = &mut self.one_pair_rows;
-                        self.rows_dropped += rows.dropped;
-                        self.rows.extend(rows.rows().iter().map(|&row| SolveRow {
-                            bodies: [None, Some(b as u32)],
-                            row,
-                        }));
-                        rows.clear();
+                        self.rows_dropped += SolveRow::take_from(
+                            &mut self.one_pair_rows,
+                            [None, Some(b as u32)],
+                            &mut self.rows,
+                        );
                     }
                     (c.force2, c.torque2, c.depth, c.in_contact, c.omega2)
                 }
@@ -986,12 +984,8 @@ impl Scene {
                 } else {
                     &mut self.one_pair_rows
                 };
-                self.rows_dropped += rows.dropped;
-                self.rows.extend(rows.rows().iter().map(|&row| SolveRow {
-                    bodies: [Some(ci), Some(cj)],
-                    row,
-                }));
-                rows.clear();
+                self.rows_dropped +=
+                    SolveRow::take_from(rows, [Some(ci), Some(cj)], &mut self.rows);
             }
             self.max_omega2 = self.max_omega2.max(wrench.omega2);
             self.accumulate(
