@@ -14,6 +14,7 @@
 //! cargo bench --bench bbcc_scenes -- pile --save-settled /tmp/pile.state  # keep the settled state
 //! cargo bench --bench bbcc_scenes -- pile --from-settled /tmp/pile.state  # the 10 s from it
 //! cargo bench --bench bbcc_scenes -- pile --settle 1 --save-settled /tmp/a  # the state at 1 s
+//! cargo bench --bench bbcc_scenes -- pile --trace 300  # then the liveliest body, step by step
 //! ```
 //!
 //! Per scene: contacts per step (pairs of convex parts touching), µs per 1 ms
@@ -392,6 +393,33 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         if !ke_max.is_finite() || ke_max > 1e6 {
             println!("{:6} unstable after {} s", scene.key, second + 1);
             break;
+        }
+    }
+    if let Some(steps) = arg("--trace") {
+        // the liveliest body step by step after the 10 s (`--trace STEPS`): its
+        // translational and rotational energy, velocities and position
+        let steps: usize = steps.parse().map_err(|_| "--trace STEPS".to_string())?;
+        let now = sample(&mut w, &p);
+        let top = now.iter().map(|x| x.1).fold(0.0, f64::max);
+        let k = now.iter().position(|x| x.1 == top).unwrap_or(0);
+        let b = &p[k];
+        println!("trace {} of {:.3} kg, inertia {:?} kg m^2", b.name, b.mass, b.inertia);
+        let mut x = [0.0; 13];
+        for step in 0..steps {
+            timed(&mut w, H)?;
+            w.get_reals(&b.vrs, &mut x).map_err(|e| e.to_string())?;
+            let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
+                x[3], x[4], x[5], x[6],
+            ));
+            let v = Vector3::new(x[7], x[8], x[9]);
+            let wb = q.inverse() * Vector3::new(x[10], x[11], x[12]);
+            let i = Vector3::from(b.inertia);
+            println!(
+                "trace {step:4}: {:.3e} J moving, {:.3e} J turning; v {:+.2e} {:+.2e} {:+.2e} m/s, w {:+.2e} {:+.2e} {:+.2e} rad/s; at {:.6} {:.6} {:.6} m",
+                0.5 * b.mass * v.norm_squared(),
+                0.5 * wb.component_mul(&i).dot(&wb),
+                v.x, v.y, v.z, x[10], x[11], x[12], x[0], x[1], x[2]
+            );
         }
     }
     if !stability_only {
