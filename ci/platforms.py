@@ -14,12 +14,14 @@ output's bits at every communication point:
   - the outputs of each platform are compared with linux64's, bit for bit;
   - the FMU state is serialized on linux64 halfway (at most 500 steps before the end)
     and restored on each other platform, which must continue bit-identically;
-  - each platform runs all its plans in one process (fmu_run --batch): one start of
-    Wine or qemu instead of two per example;
+  - each platform runs its plans in one process (fmu_run --batch): one start of Wine or
+    qemu instead of two per example; linux64 first (its saved states are what the others
+    resume from), then the others side by side, aarch64-linux (under qemu, 20-40 times
+    slower) in --jobs processes whose shares are balanced by linux64's time per plan;
   - once per platform, a panic in the runtime (CONTACT_FMU_TEST_PANIC) must come back
     as fmi2Error.
 
-Usage: ci/platforms.py FMU_DIR [--max-steps N] [--work DIR] [--only NAME,...] [--validate]
+Usage: ci/platforms.py FMU_DIR [--max-steps N] [--work DIR] [--only NAME,...] [--validate] [--jobs N]
 Exit code 1 on any difference or failure; platforms an FMU lacks are skipped (said so).
 Tools: gcc, x86_64-w64-mingw32-gcc + wine, aarch64-linux-gnu-gcc + qemu-aarch64-static
 (`bash ci/cross.sh --test-tools` installs them).
@@ -30,8 +32,10 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 from fmpy import read_model_description
 from fmpy.validation import validate_fmu
@@ -150,26 +154,40 @@ def run(platform, plan, out, env=None, timeout=1800):
     return p.returncode, (p.stderr or p.stdout)[-600:], time.time() - t0
 
 
-def run_batch(platform, runs, work, timeout=3600):
+def run_batch(platform, runs, work, timeout=3600, part=""):
     """Runs (plan, out) pairs in one fmu_run process (`--batch`): one Wine or qemu start
-    for all. Returns {plan: exit code} and "__seconds__"; on a crash of the process the
-    plans it did not reach are rerun one by one, so each failure is named."""
-    lst = os.path.join(work, f"batch.{platform.name}.txt")
+    for all. Returns {plan: exit code}, {plan: seconds it took} and "__seconds__" (the
+    whole batch); on a crash of the process the plans it did not reach are rerun one by
+    one, so each failure is named."""
+    lst = os.path.join(work, f"batch.{platform.name}{part}.txt")
     with open(lst, "w") as f:
         for plan, out in runs:
             f.write(f"{platform.path(plan)}\n{platform.path(out)}\n")
     t0 = time.time()
     cmd = platform.command("--batch", lst)
     cmd[-2:] = ["--batch", platform.path(lst)]
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=getattr(platform, "env", None))
     by_path = {platform.path(plan): plan for plan, _ in runs}
-    rcs = {}
-    for ln in p.stdout.splitlines():
-        rc, _, path = ln.partition(" ")
-        if path in by_path:
-            rcs[by_path[path]] = int(rc)
+    rcs, seconds = {}, {}
+    # fmu_run prints "EXIT_CODE PLAN" as each plan ends: read as it comes, for each plan's time
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=getattr(platform, "env", None)) as p:
+        errors = []
+        drain = threading.Thread(target=lambda: errors.append(p.stderr.read()))
+        drain.start()
+        last = t0
+        for ln in p.stdout:
+            rc, _, path = ln.rstrip("\n").partition(" ")
+            if path in by_path:
+                now = time.time()
+                rcs[by_path[path]], seconds[by_path[path]], last = int(rc), now - last, now
+        try:
+            p.wait(timeout=max(1.0, timeout - (time.time() - t0)))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        drain.join()
     if any(rc != 0 for rc in rcs.values()):
-        print(f"  {platform.name}: {p.stderr[-1500:]}", flush=True)
+        print(f"  {platform.name}: {''.join(errors)[-1500:]}", flush=True)
     for plan, out in runs:
         if plan not in rcs:
             rc, err, _ = run(platform, plan, out)
@@ -177,7 +195,20 @@ def run_batch(platform, runs, work, timeout=3600):
             if rc != 0:
                 print(f"  {platform.name}: {os.path.basename(os.path.dirname(plan))}: {err}", flush=True)
     rcs["__seconds__"] = time.time() - t0
-    return rcs
+    return rcs, seconds
+
+
+def shares(runs, cost, n):
+    """runs split into n lists of about equal total cost (longest first, each to the
+    least loaded list), each list in the given order."""
+    bins = [[] for _ in range(max(1, n))]
+    load = [0.0] * len(bins)
+    for r in sorted(runs, key=lambda r: -cost(r)):
+        k = load.index(min(load))
+        bins[k].append(r)
+        load[k] += cost(r)
+    order = {r: i for i, r in enumerate(runs)}
+    return [sorted(b, key=order.get) for b in bins if b]
 
 
 def first_difference(a, b, names):
@@ -207,6 +238,8 @@ def main():
     ap.add_argument("--work", default="target/platforms")
     ap.add_argument("--only", default="")
     ap.add_argument("--validate", action="store_true", help="also fmpy validate each FMU")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="processes for aarch64-linux's plans (default: the number of cores)")
     a = ap.parse_args()
     work = os.path.abspath(a.work)
     shutil.rmtree(work, ignore_errors=True)
@@ -265,14 +298,39 @@ def main():
                 write_plan(plan2, p, d, md, steps, h, -1, "-", state, save_at, vrs, False)
                 case["runs"][p.name].append((plan2, out2))
         cases.append(case)
-    # 2. each platform runs all its plans in one process (linux64 first: its saved states
-    #    are what the others resume from)
+    # 2. linux64 runs all its plans in one process first (its saved states are what the
+    #    others resume from); then the other platforms side by side, aarch64-linux under
+    #    qemu split over --jobs processes by linux64's time per plan (a resumed run
+    #    counted as the share of the steps it replays)
     rcs, took = {}, {}
+    todo = {p.name: [r for c in cases for r in c["runs"].get(p.name, [])] for p in platforms.values()}
+    if todo["linux64"]:
+        got, ref_seconds = run_batch(platforms["linux64"], todo["linux64"], work)
+        took["linux64"] = got.pop("__seconds__")
+        rcs.update(got)
+    else:
+        ref_seconds = {}
+    cost = {}
+    for c in cases:
+        base = ref_seconds.get(c["runs"]["linux64"][0][0], 1.0) + 1e-3
+        for runs in c["runs"].values():
+            cost[runs[0]] = base
+            for r in runs[1:]:
+                cost[r] = base * (c["steps"] - c["save_at"]) / max(1, c["steps"])
+    batches = []
     for p in platforms.values():
-        todo = [r for c in cases for r in c["runs"].get(p.name, [])]
-        if todo:
-            rcs.update(run_batch(p, todo, work))
-            took[p.name] = rcs.pop("__seconds__")
+        if p.name == "linux64" or not todo[p.name]:
+            continue
+        n = a.jobs if p.name == "aarch64-linux" else 1
+        parts = shares(todo[p.name], cost.get, n)
+        for k, runs in enumerate(parts):
+            batches.append((p, runs, f".{k}" if len(parts) > 1 else ""))
+    with ThreadPoolExecutor(max(1, len(batches))) as pool:
+        done = [pool.submit(run_batch, p, runs, work, part=part) for p, runs, part in batches]
+        for (p, _, _), f in zip(batches, done):
+            got, _ = f.result()
+            took[p.name] = max(took.get(p.name, 0.0), got.pop("__seconds__"))
+            rcs.update(got)
     # 3. compared with linux64
     for i, c in enumerate(cases):
         name, ref = c["name"], c["runs"]["linux64"][0][1]
@@ -313,7 +371,8 @@ def main():
             fail(f"{c['name']} on {p.name}: a panic at the FMI boundary: exit code {rc}: {err}")
         else:
             print(f"{p.name}: a panic in fmi2Terminate ({c['name']}) came back as fmi2Error", flush=True)
-    print("platforms: time per platform, all runs in one process: "
+    print("platforms: time per platform (side by side after linux64; aarch64-linux in "
+          f"{a.jobs} processes): "
           + ", ".join(f"{k} {v:.1f} s" for k, v in took.items()), flush=True)
     if failures:
         print(f"platforms: {len(failures)} failures")
