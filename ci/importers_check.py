@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Our FMUs and SSP systems in OMSimulator and the FMU Compliance Checker.
 
-  ci/importers_check.py fmus DIR REFERENCE.json [--no-fmucheck]
-      every *.fmu of DIR (FMI 2.0, or FMI 3.0 with --no-fmucheck):
+  ci/importers_check.py fmus DIR REFERENCE.json [--no-fmucheck] [--jobs N]
+      every *.fmu of DIR (FMI 2.0, or FMI 3.0 with --no-fmucheck), N at a time (default:
+      the number of cores):
       - fmuCheck.linux64 -k cs over the default experiment: its report must say
         0 Error(s) (its exit code is 0 even with errors);
       - OMSimulator --mode=cs over the default experiment: exit code 0, no error or
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # $CONTACT_FMU_IMPORTERS, else ../shared/importers beside the repository, else the
@@ -120,11 +122,15 @@ def compliance(name, path, step, stop, tmp, timeout):
     return f"fmuCheck {m.group(1) if m else '?'} warnings, {m.group(2) if m else '?'} errors ({dt_check:.1f} s)"
 
 
-def check_fmus(folder, reference, timeout, fmucheck=True):
+def check_fmus(folder, reference, timeout, fmucheck=True, jobs=os.cpu_count() or 1):
+    """Every FMU of folder, --jobs at a time (each importer runs one process per FMU;
+    the large scenes spend most of theirs in OMSimulator's loading): the report lines in
+    the FMUs' order."""
     from fmpy import read_model_description
     ref = json.load(open(reference))
     fmus = sorted(f for f in os.listdir(folder) if f.endswith(".fmu"))
-    for i, f in enumerate(fmus):
+
+    def one(i, f):
         path = os.path.abspath(os.path.join(folder, f))
         name = f[:-4]
         e = read_model_description(path).defaultExperiment
@@ -135,16 +141,15 @@ def check_fmus(folder, reference, timeout, fmucheck=True):
 
             # OMSimulator
             if name in SKIP_OMS:
-                print(f"[{i + 1}/{len(fmus)}] {name}: {checker}; OMSimulator skipped (SKIP_OMS)", flush=True)
-                continue
+                return f"[{i + 1}/{len(fmus)}] {name}: {checker}; OMSimulator skipped (SKIP_OMS)"
             rc, out, dt_oms = run([OMS, path, "--mode=cs", f"--startTime={start!r}", f"--stopTime={stop!r}",
                                    f"--stepSize={step!r}", "--resultFile=oms.csv"], tmp, timeout)
             if rc is None:
                 fail(f"{name}: OMSimulator did not finish within {timeout} s")
-                continue
+                return None
             if rc != 0 or log_problems(out):
                 fail(f"{name}: OMSimulator exit code {rc}: {log_problems(out)[:5] or out[-300:]}")
-                continue
+                return None
             cols = read_csv(os.path.join(tmp, "oms.csv"))
         t_end = cols["time"][-1]
         if abs(t_end - stop) > 1e-9 * max(1.0, stop):
@@ -159,8 +164,12 @@ def check_fmus(folder, reference, timeout, fmucheck=True):
             verdict = f"chaotic, finite ({verdict})"
         elif worst > ROUNDOFF.get(name, TOLERANCE):
             fail(f"{name}: {where} differs from fmpy's last value by {worst:.3e} (relative) in OMSimulator")
-        print(f"[{i + 1}/{len(fmus)}] {name}: {checker}; OMSimulator {stop} s in {dt_oms:.1f} s, {verdict}",
-              flush=True)
+        return f"[{i + 1}/{len(fmus)}] {name}: {checker}; OMSimulator {stop} s in {dt_oms:.1f} s, {verdict}"
+
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for line in pool.map(one, range(len(fmus)), fmus):
+            if line:
+                print(line, flush=True)
 
 
 def check_ssp(files, fmus, timeout):
@@ -213,12 +222,14 @@ def main():
     ap.add_argument("--timeout", type=float, default=300.0)
     ap.add_argument("--no-fmucheck", action="store_true",
                     help="fmus: OMSimulator only (FMI 3.0 FMUs: fmuCheck reads FMI 1.0 and 2.0)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                    help="fmus: FMUs checked at a time (default: the number of cores)")
     a = ap.parse_args()
     if not (os.access(OMS, os.X_OK) and os.access(FMUCHECK, os.X_OK)):
         print(f"importers: OMSimulator or fmuCheck not found under {IMPORTERS}: skipped")
         return
     if a.what == "fmus":
-        check_fmus(a.args[0], a.args[1], a.timeout, fmucheck=not a.no_fmucheck)
+        check_fmus(a.args[0], a.args[1], a.timeout, fmucheck=not a.no_fmucheck, jobs=a.jobs)
     else:
         check_ssp(a.args, a.fmus, a.timeout)
     if failures:

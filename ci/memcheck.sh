@@ -20,10 +20,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-# the executable of an integration test, built with the release profile
+# the executable of an integration test, built with the release profile and the
+# workspace's features (those of ci/test.sh's cargo test step: nothing built again)
 test_binary() {
   local bin
-  bin=$(cargo test --release --test "$1" --no-run --message-format=json 2>/dev/null \
+  bin=$(cargo test --release --workspace --test "$1" --no-run --message-format=json 2>/dev/null \
     | sed -n "s/.*\"executable\":\"\([^\"]*$1[^\"]*\)\".*/\1/p" | tail -1)
   [ -x "$bin" ] || { echo "ci/memcheck.sh: no $1 test binary" >&2; exit 1; }
   echo "$bin"

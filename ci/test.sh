@@ -74,8 +74,11 @@ step "Python package without Rust: a fresh venv with only the wheel, no cargo or
 bash ci/wheel_check.sh
 
 step "FMI call fuzzing: 50 random sequences of 100 calls per example FMU, fixed seed (tests/fmi_fuzz.rs)"
+# --workspace here and in ci/memcheck.sh: the features unified over the whole workspace,
+# as in the cargo test step, so its test executables are reused (without it, cargo
+# builds some 50 dependencies again with the root package's features: 2 min)
 FUZZ_FMUS=target/fmu FUZZ_SEQUENCES=50 FUZZ_CALLS=100 FUZZ_SEED=26 \
-  cargo test --release --test fmi_fuzz -- --ignored --nocapture random_fmi_call_sequences_on_every_example 2>&1 \
+  cargo test --release --workspace --test fmi_fuzz -- --ignored --nocapture random_fmi_call_sequences_on_every_example 2>&1 \
   | grep -E -A4 "fmi fuzz:|panicked|test result"
 
 step "example scripts (fmpy + matplotlib, PNGs in target/fmu/)"
