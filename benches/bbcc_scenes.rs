@@ -120,6 +120,16 @@ fn probes(w: &World, s: &contact_fmu::scenario::Scenario) -> Vec<Probe> {
         .collect()
 }
 
+/// A body's kinetic energy (J) from its 13 state outputs (r, q, v, w in the world
+/// frame): moving (0.5 m v^2) and turning (0.5 w^T I w, w in the body frame).
+fn energy(b: &Probe, x: &[f64; 13]) -> (f64, f64) {
+    let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(x[3], x[4], x[5], x[6]));
+    let v = Vector3::new(x[7], x[8], x[9]);
+    let wb = q.inverse() * Vector3::new(x[10], x[11], x[12]);
+    let i = Vector3::from(b.inertia);
+    (0.5 * b.mass * v.norm_squared(), 0.5 * wb.component_mul(&i).dot(&wb))
+}
+
 /// Per body: position, kinetic energy (J), penetration relative to its size.
 fn sample(w: &mut World, p: &[Probe]) -> Vec<(Vector3<f64>, f64, f64)> {
     let mut x = [0.0; 13];
@@ -128,13 +138,8 @@ fn sample(w: &mut World, p: &[Probe]) -> Vec<(Vector3<f64>, f64, f64)> {
         .map(|b| {
             w.get_reals(&b.vrs, &mut x).unwrap();
             w.get_reals(&[b.depth], &mut d).unwrap();
-            let q =
-                UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(x[3], x[4], x[5], x[6]));
-            let v = Vector3::new(x[7], x[8], x[9]);
-            let wb = q.inverse() * Vector3::new(x[10], x[11], x[12]);
-            let i = Vector3::from(b.inertia);
-            let ke = 0.5 * b.mass * v.norm_squared() + 0.5 * wb.component_mul(&i).dot(&wb);
-            (Vector3::new(x[0], x[1], x[2]), ke, d[0] / b.size)
+            let (moving, turning) = energy(b, &x);
+            (Vector3::new(x[0], x[1], x[2]), moving + turning, d[0] / b.size)
         })
         .collect()
 }
@@ -408,17 +413,10 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         for step in 0..steps {
             timed(&mut w, H)?;
             w.get_reals(&b.vrs, &mut x).map_err(|e| e.to_string())?;
-            let q = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(
-                x[3], x[4], x[5], x[6],
-            ));
-            let v = Vector3::new(x[7], x[8], x[9]);
-            let wb = q.inverse() * Vector3::new(x[10], x[11], x[12]);
-            let i = Vector3::from(b.inertia);
+            let (moving, turning) = energy(b, &x);
             println!(
-                "trace {step:4}: {:.3e} J moving, {:.3e} J turning; v {:+.2e} {:+.2e} {:+.2e} m/s, w {:+.2e} {:+.2e} {:+.2e} rad/s; at {:.6} {:.6} {:.6} m",
-                0.5 * b.mass * v.norm_squared(),
-                0.5 * wb.component_mul(&i).dot(&wb),
-                v.x, v.y, v.z, x[10], x[11], x[12], x[0], x[1], x[2]
+                "trace {step:4}: {moving:.3e} J moving, {turning:.3e} J turning; v {:+.2e} {:+.2e} {:+.2e} m/s, w {:+.2e} {:+.2e} {:+.2e} rad/s; at {:.6} {:.6} {:.6} m",
+                x[7], x[8], x[9], x[10], x[11], x[12], x[0], x[1], x[2]
             );
         }
     }

@@ -16,6 +16,7 @@ import glob
 import math
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from ctypes import byref
 
 import fmpy
@@ -146,6 +147,24 @@ def terra_section_4_1(path):
           f"slip {end['wheel.slip']}, vx {end['wheel.vx']}")
 
 
+def validate_and_simulate(path):
+    """Items 1 and 2 for one FMU (in a worker process): [(check, ok, detail)]."""
+    name = os.path.basename(path)
+    problems = validate_fmu(path)
+    results = [(f"{name}: fmpy validate finds no problem", not problems, problems)]
+    md = read_model_description(path)
+    try:
+        result = simulate_fmu(path, validate=True)
+        stop = md.defaultExperiment.stopTime
+        t_end = float(result["time"][-1])
+        finite = all(math.isfinite(float(x)) for row in result for x in row)
+        results.append((f"{name}: fmpy simulate runs to stopTime {stop}",
+                        abs(t_end - float(stop)) < 1e-9 and finite, f"ended at {t_end}, finite: {finite}"))
+    except Exception as e:  # noqa: BLE001 - report any failure of the importer
+        results.append((f"{name}: fmpy simulate", False, repr(e)))
+    return results
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -155,21 +174,12 @@ def main():
         print(f"no FMUs in {sys.argv[1]}")
         return 1
     print(f"fmpy {fmpy.__version__}: checking {len(fmus)} FMU(s)")
-    for path in fmus:
-        name = os.path.basename(path)
-        print(name)
-        problems = validate_fmu(path)
-        check(f"{name}: fmpy validate finds no problem", not problems, problems)
-        md = read_model_description(path)
-        try:
-            result = simulate_fmu(path, validate=True)
-            stop = md.defaultExperiment.stopTime
-            t_end = float(result["time"][-1])
-            finite = all(math.isfinite(float(x)) for row in result for x in row)
-            check(f"{name}: fmpy simulate runs to stopTime {stop}", abs(t_end - float(stop)) < 1e-9 and finite,
-                  f"ended at {t_end}, finite: {finite}")
-        except Exception as e:  # noqa: BLE001 - report any failure of the importer
-            check(f"{name}: fmpy simulate", False, repr(e))
+    # validated and simulated in one process per core, reported in the FMUs' order
+    with ProcessPoolExecutor(os.cpu_count() or 1) as pool:
+        for path, results in zip(fmus, pool.map(validate_and_simulate, fmus)):
+            print(os.path.basename(path))
+            for r in results:
+                check(*r)
     for path in fmus:
         print(f"runtime behaviour ({os.path.basename(path)})")
         behaviour_checks(path)
