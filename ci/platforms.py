@@ -104,8 +104,12 @@ class Win64(Platform):
         subprocess.run([cc, "-O1", "-o", self.exe, os.path.join(SRC, "fmu_run.c")], check=True)
         subprocess.run([cc, "-shared", "-O1", "-o", os.path.join(d, "bcryptprimitives.dll"),
                         os.path.join(SRC, "bcryptprimitives.c"), "-ladvapi32"], check=True)
-        self.env = dict(os.environ, WINEPREFIX=os.path.join(self.work, "wineprefix"), WINEDEBUG="-all",
-                        WINEDLLOVERRIDES="bcryptprimitives=n")
+        # the prefix ci/cross_tests.sh ran the unit tests in (a new one is some 700 MB and
+        # 10 s), made here if missing while nothing else runs, not by a batch beside qemu
+        prefix = os.path.join(ROOT, "target", "platforms-wine")
+        self.env = dict(os.environ, WINEPREFIX=prefix, WINEDEBUG="-all", WINEDLLOVERRIDES="bcryptprimitives=n")
+        if not os.path.isfile(os.path.join(prefix, "system.reg")):
+            subprocess.run(["wineboot", "-i"], env=self.env, check=True, capture_output=True, timeout=600)
 
     def path(self, p):
         # Wine's Z: drive is the Unix root
@@ -171,6 +175,9 @@ def run_batch(platform, runs, work, timeout=3600, part=""):
     # fmu_run prints "EXIT_CODE PLAN" as each plan ends: read as it comes, for each plan's time
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=getattr(platform, "env", None)) as p:
+        # the bound holds while the output is read: a hung Wine or qemu is killed
+        killer = threading.Timer(timeout, p.kill)
+        killer.start()
         errors = []
         drain = threading.Thread(target=lambda: errors.append(p.stderr.read()))
         drain.start()
@@ -180,14 +187,17 @@ def run_batch(platform, runs, work, timeout=3600, part=""):
             if path in by_path:
                 now = time.time()
                 rcs[by_path[path]], seconds[by_path[path]], last = int(rc), now - last, now
-        try:
-            p.wait(timeout=max(1.0, timeout - (time.time() - t0)))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+        p.wait()
+        killer.cancel()
         drain.join()
+        if time.time() - t0 >= timeout:
+            print(f"  {platform.name}: the batch{part} killed after {timeout} s", flush=True)
     if any(rc != 0 for rc in rcs.values()):
         print(f"  {platform.name}: {''.join(errors)[-1500:]}", flush=True)
+    if len(rcs) < len(runs):
+        free = ", ".join(f"{d} {shutil.disk_usage(d).free / 2**30:.1f} GiB" for d in (work, "/tmp"))
+        print(f"  {platform.name}: the batch{part} ended after {len(rcs)} of {len(runs)} plans "
+              f"(exit code {p.returncode}); free disk: {free}; the rest one by one", flush=True)
     for plan, out in runs:
         if plan not in rcs:
             rc, err, _ = run(platform, plan, out)

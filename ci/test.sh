@@ -30,7 +30,16 @@ cd "$root"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
 # each step with the time since the start, so a slow step shows in the log
-step() { printf '\n==> [%d min %02d s] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+# and the disk left (a full disk fails late, and not always with a clear message)
+step() {
+  printf '\n==> [%d min %02d s, %s free] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) \
+    "$(df -Ph . | awk 'NR==2 {print $4}')" "$*"
+}
+
+free_kb=$(df -Pk . | awk 'NR==2 {print $4}')
+if [ "$free_kb" -lt $((9 * 1024 * 1024)) ]; then
+  echo "warning: $((free_kb / 1024)) MB of free disk; a run writes about 8 GB (README)"
+fi
 
 step "setup"
 bash ci/setup.sh
