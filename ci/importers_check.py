@@ -49,9 +49,10 @@ from masters_check import CHAOTIC, TOLERANCE, last_difference  # noqa: E402
 # by node, a stack of cubes) grow that: they are held to their bound in ROUNDOFF
 ROUNDOFF = {"cosim_scm_mono": 0.1, "scm_single_wheel": 0.1, "bbcc_stacking": 1e-6}
 # examples not run in OMSimulator (none). OMSimulator's load time grows with the count
-# of declared dependencies (its graph search per edge): the 500-rock pile loads in about
-# a minute with its 12,500 (a free body's state reads its own initial conditions; the
-# rocks have no external-load inputs), never with a dependency on every known.
+# of declared dependencies times the variables (its graph search per entry): the
+# <InitialUnknowns> lists are held to a budget (INITIAL_BUDGET, src/cosim/feedthrough.rs),
+# so the 500-rock pile loads in about 25 s and the 200-rock field in 8 s
+# (docs/fmu-interface.md, "Large scenes in OMSimulator").
 SKIP_OMS = set()
 # closed loops: (body FMU output of the height, monolithic FMU, its body, tolerance in m)
 # tolerances as for fmpy's and libcosim's Jacobi runs (examples/cosim_study.py)
