@@ -117,13 +117,19 @@ pub struct Dependencies {
 
 impl Dependencies {
     /// Leaves out the longest `<InitialUnknowns>` lists until the rest fits
-    /// [`INITIAL_BUDGET`] for an FMU of `variables` variables. Empty lists ("reads no
-    /// known") cost nothing and stay.
-    pub fn fit_initial_budget(&mut self, variables: usize) {
+    /// [`INITIAL_BUDGET`] for an FMU of `variables` variables and `inputs` inputs; only
+    /// lists longer than `inputs` go. Empty lists ("reads no known") cost nothing and
+    /// stay.
+    pub fn fit_initial_budget(&mut self, variables: usize, inputs: usize) {
         let cap = INITIAL_BUDGET / variables.max(1);
         let len = |s: &Set| s.listed().map_or(0, BTreeSet::len);
         let mut total: usize = self.initial.values().map(len).sum();
-        let mut lengths: Vec<usize> = self.initial.values().map(len).filter(|&l| l > 0).collect();
+        let mut lengths: Vec<usize> = self
+            .initial
+            .values()
+            .map(len)
+            .filter(|&l| l > 0 && l > inputs)
+            .collect();
         lengths.sort_unstable();
         lengths.dedup();
         while total > cap {
@@ -146,8 +152,11 @@ pub const MAX_LISTED: usize = 4096;
 /// so the budget is some 4-5 s of its loading. Past it the longest lists are left out
 /// ("depends on every known", which is true), all lists of one length together, until
 /// the rest fits; the short ones (a free body's state reads its own initial
-/// conditions) go last. Measured 2026-12-04: the 200-rock field's 113,776 entries over
-/// 4,269 variables took OMSimulator 74-102 s to load, its remaining 25 entries 7 s.
+/// conditions) go last. A list no longer than the FMU's input count stays: a list left
+/// out reads as one dependency per input (OMSimulator makes those edges, and a master
+/// sees that many more), so leaving it out would cost more than it saves. Measured
+/// 2026-12-04: the 200-rock field's 113,776 entries over 4,269 variables took
+/// OMSimulator 74-102 s to load, its remaining 25 entries 7 s.
 pub const INITIAL_BUDGET: usize = 25_000_000;
 
 /// A set of variable positions, or "too many to list" (`None`).
@@ -445,7 +454,8 @@ pub fn resolve(
             deps.initial.insert(p, k);
         }
     }
-    deps.fit_initial_budget(table.variables.len());
+    let inputs = table.variables.iter().filter(|v| v.causality == Causality::Input).count();
+    deps.fit_initial_budget(table.variables.len(), inputs);
     deps
 }
 
@@ -506,7 +516,7 @@ mod tests {
     }
 
     #[test]
-    fn past_the_budget_the_longest_lists_go_first_all_of_one_length_together() {
+    fn past_the_budget_the_longest_lists_go_first_but_none_as_short_as_the_inputs() {
         let list = |n: usize| Set(Some((0..n).collect()));
         let mut d = Dependencies::default();
         // 3 lists of 1, 2 of 4, 2 of 50, one empty: 111 entries
@@ -518,19 +528,24 @@ mod tests {
         };
         // within the budget: unchanged
         let mut within = d.clone();
-        within.fit_initial_budget(INITIAL_BUDGET / 111);
+        within.fit_initial_budget(INITIAL_BUDGET / 111, 0);
         assert_eq!(within, d);
         // one entry over: both lists of 50 go, the rest (11 entries) fits
         let mut over = d.clone();
-        over.fit_initial_budget(INITIAL_BUDGET / 110);
+        over.fit_initial_budget(INITIAL_BUDGET / 110, 0);
         assert_eq!(kept(&over), [Some(1), Some(1), Some(1), Some(4), Some(4), None, None, Some(0)]);
         // room for 3 entries: only the empty list and the lists of one stay
         let mut tight = d.clone();
-        tight.fit_initial_budget(INITIAL_BUDGET / 3);
+        tight.fit_initial_budget(INITIAL_BUDGET / 3, 0);
         assert_eq!(kept(&tight), [Some(1), Some(1), Some(1), None, None, None, None, Some(0)]);
         // room for none: every list goes but the empty one ("reads no known" is free)
-        let mut none = d;
-        none.fit_initial_budget(INITIAL_BUDGET + 1);
+        let mut none = d.clone();
+        none.fit_initial_budget(INITIAL_BUDGET + 1, 0);
         assert_eq!(kept(&none), [None, None, None, None, None, None, None, Some(0)]);
+        // with 4 inputs a list of 4 or fewer stays however tight the budget: left out,
+        // it would read as a dependency on each of the 4 inputs
+        let mut inputs = d;
+        inputs.fit_initial_budget(INITIAL_BUDGET + 1, 4);
+        assert_eq!(kept(&inputs), [Some(1), Some(1), Some(1), Some(4), Some(4), None, None, Some(0)]);
     }
 }
