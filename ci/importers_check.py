@@ -51,8 +51,9 @@ ROUNDOFF = {"cosim_scm_mono": 0.1, "scm_single_wheel": 0.1, "bbcc_stacking": 1e-
 # examples not run in OMSimulator (none). OMSimulator's load time grows with the count
 # of declared dependencies times the variables (its graph search per entry): the
 # <InitialUnknowns> lists are held to a budget (INITIAL_BUDGET, src/cosim/feedthrough.rs),
-# so the 500-rock pile loads in about 25 s and the 200-rock field in 8 s
-# (docs/fmu-interface.md, "Large scenes in OMSimulator").
+# so the 500-rock pile's default experiment takes about 15 s in OMSimulator and the
+# 200-rock field's 5.5 s (a quiet CI run; docs/fmu-interface.md, "Large scenes in
+# OMSimulator").
 SKIP_OMS = set()
 # closed loops: (body FMU output of the height, monolithic FMU, its body, tolerance in m)
 # tolerances as for fmpy's and libcosim's Jacobi runs (examples/cosim_study.py)

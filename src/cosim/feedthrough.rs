@@ -128,7 +128,7 @@ impl Dependencies {
             .initial
             .values()
             .map(len)
-            .filter(|&l| l > 0 && l > inputs)
+            .filter(|&l| l > inputs)
             .collect();
         lengths.sort_unstable();
         lengths.dedup();
