@@ -105,10 +105,15 @@ def sweep(probe, knowns, unknowns, declared):
         probe.set(k, x)
         for u in unknowns:
             if not same(now[u.name], base[u.name]):
-                seen.add((u.name, k.name))
                 deps = declared[u.name]
-                if deps is not None and k.name not in deps:
+                if deps is None:
+                    continue  # no dependency list: it depends on every known
+                if k.name in deps:
+                    seen.add((u.name, k.name))
+                else:
                     undeclared.append((u.name, k.name, base[u.name], now[u.name]))
+    # declared pairs this sweep did not see change (among the knowns it perturbed: a
+    # sampled scene leaves most of a long list unperturbed, so this is an upper bound)
     listed = sum(len(d) for d in declared.values() if d is not None)
     return undeclared, listed - len(seen)
 
