@@ -53,6 +53,9 @@ pub struct PairLaw {
     /// Spread a contact of flat-faced parts over its overlap's vertices
     /// (`bbcc.contact_patch`, [`super::contact_patch`]); off: one point, the paper's.
     pub patch: bool,
+    /// With `patch`: the patch an elastic foundation over the overlap's thickness
+    /// (`bbcc.elastic_foundation`); off: eq. (1) spread over its vertices.
+    pub elastic_foundation: bool,
     /// `bbcc.stick`: the tangential stick spring's stiffness relative to the normal
     /// contact's ([`stick_spring`]); None: the paper's friction alone.
     pub stick: Option<f64>,
@@ -404,14 +407,21 @@ fn convex_wrench(
     // carrying its share of eq. (1) and the friction its share gives
     let spread = law
         .patch
-        .then(|| patch(s1, iso1, s2, iso2, &n))
+        .then(|| patch(s1, iso1, s2, iso2, &n, law.elastic_foundation))
         .flatten()
         .unwrap_or(Patch::single(p));
+    // with `bbcc.elastic_foundation` the elastic force is the foundation's, k / R^2
+    // times the overlap's integral of t^1.5 (its energy's gradient), not eq. (1)'s
+    let kappa = law.k / (law.r_eff * law.r_eff);
+    let elastic_total = match spread.foundation {
+        Some((integral, _)) => kappa * integral,
+        None => hunt_crossley::normal_force(law.k, 0.0, depth, 0.0),
+    };
     // a point with a share of the contact moves a share of the bodies' mass
     let inv_along = |q: &Vector3<f64>, share: f64, u: &Vector3<f64>| {
         (inv[0].along(&o1, q, u) + inv[1].along(&o2, q, u)) / share
     };
-    // the normal force of each point: its share of eq. (1)
+    // the normal force of each point: its share of eq. (1), or of the foundation's
     let mut f_ns = [0.0; 4];
     let mut v_rels = [Vector3::zeros(); 4];
     let mut f_n_total = 0.0;
@@ -421,10 +431,15 @@ fn convex_wrench(
         let v_rel = b2.velocity_at(&q) - b1.velocity_at(&q);
         v_rels[k] = v_rel;
         let depth_rate = -v_rel.dot(&n);
-        let mut f_n = share * hunt_crossley::normal_force(law.k, d, depth, depth_rate); // eq. (1)
+        let mut f_n = if spread.foundation.is_some() {
+            // eq. (1)'s form with the foundation's elastic force: F (1 + d delta_dot)
+            (share * elastic_total * (1.0 + d * depth_rate)).max(0.0)
+        } else {
+            share * hunt_crossley::normal_force(law.k, d, depth, depth_rate) // eq. (1)
+        };
         if h > 0.0 {
             // the damping part of eq. (1), k delta^1.5 d delta_dot, implicitly
-            let elastic = share * hunt_crossley::normal_force(law.k, 0.0, depth, 0.0);
+            let elastic = share * elastic_total;
             f_n = (elastic + implicit(f_n - elastic, depth_rate, h, inv_along(&q, share, &n)))
                 .max(0.0);
         }
@@ -432,7 +447,10 @@ fn convex_wrench(
         f_n_total = if k == 0 { f_n } else { f_n_total + f_n };
         if law.adaptive {
             // the point's share of the stiffness on its share of the mass
-            let stiffness = share * 1.5 * law.k * depth.sqrt();
+            let stiffness = match spread.foundation {
+                Some((_, rate)) => share * kappa * rate,
+                None => share * 1.5 * law.k * depth.sqrt(),
+            };
             omega2 = omega2.max(stiffness * inv_along(&q, share, &n));
         }
     }
@@ -564,7 +582,11 @@ fn convex_wrench(
         }
         for k in 0..spread.len {
             // the point's share of eq. (1)'s elastic stiffness, d/d delta k delta^1.5
-            let stiffness = spread.shares[k] * 1.5 * law.k * depth.sqrt();
+            // (the foundation's: its integral of 1.5 t^0.5)
+            let stiffness = match spread.foundation {
+                Some((_, rate)) => spread.shares[k] * kappa * rate,
+                None => spread.shares[k] * 1.5 * law.k * depth.sqrt(),
+            };
             rows.push(ImplicitRow {
                 point: spread.points[k],
                 normal: n,
@@ -1096,6 +1118,7 @@ mod tests {
             adaptive: false,
             implicit_normal: false,
             patch: false,
+            elastic_foundation: false,
             stick: None,
             rolling: 0.0,
             now: 0.0,

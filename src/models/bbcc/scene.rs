@@ -256,6 +256,8 @@ pub struct Scene {
     max_omega2: f64,
     /// `bbcc.contact_patch`: flat-faced contacts spread over their overlap.
     contact_patch: bool,
+    /// `bbcc.elastic_foundation`: the patch an elastic foundation over the overlap.
+    elastic_foundation: bool,
     /// `bbcc.stick`: a tangential stick spring beside the friction.
     stick: bool,
     /// `bbcc.rolling_resistance`: mu_r, 1 (0: none).
@@ -343,7 +345,9 @@ impl Scene {
             max_omega2: 0.0,
             // the stick spring needs a contact point that does not jump between a face's
             // vertices: it implies the patch
-            contact_patch: settings.is_some_and(|b| b.contact_patch || b.stick),
+            contact_patch: settings
+                .is_some_and(|b| b.contact_patch || b.stick || b.elastic_foundation),
+            elastic_foundation: settings.is_some_and(|b| b.elastic_foundation),
             stick: settings.is_some_and(|b| b.stick),
             rolling: settings.map_or(0.0, |b| b.rolling_resistance),
             // resting contacts need their rocking damped: the stick spring implies it
@@ -561,6 +565,7 @@ impl Scene {
                 adaptive: false,
                 implicit_normal: false,
                 patch: false,
+                elastic_foundation: false,
                 stick: None,
                 rolling: 0.0,
                 now: w.time(),
@@ -593,6 +598,7 @@ impl Scene {
             adaptive: self.adaptive,
             implicit_normal: self.implicit_normal,
             patch: self.contact_patch,
+            elastic_foundation: self.elastic_foundation,
             // Mindlin's ratio of tangential to normal stiffness, nu of the pair's mean
             stick: self.stick.then(|| {
                 let nu = 0.5 * (nu1 + nu2);

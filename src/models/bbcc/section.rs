@@ -71,6 +71,27 @@ pub struct BbccSettings {
     /// the deepest.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub contact_patch: bool,
+    /// The contact patch as an elastic foundation (an extension of Buse 2023, whose
+    /// eq. (1) is a point law): the overlap's thickness t along the normal is sampled
+    /// on a lattice of 4 x 4 points over its box in the tangent plane (each line
+    /// clipped against both parts), each point presses with k / R^2 t^1.5 on its
+    /// cell's area (k and R of eq. (3): a layer as deep as the pair's radius), and the
+    /// points are gathered into the four quadrants around the centre of pressure, a
+    /// point on a quadrant's edge shared between the quadrants beside it. The normal
+    /// force is then the gradient of one elastic energy (the overlap's integral of
+    /// k / R^2 t^2.5 / 2.5), which eq. (1) at the deepest point, spread over a patch
+    /// whose centre is elsewhere, is not: such a field does work around a closed path
+    /// of poses, and at a 1 ms model step that work kept rocks in a pile rocking
+    /// (docs/bbcc-at-scale.md). Eq. (2)'s damping applies to each point's share.
+    /// Flat-faced parts only (hulls, boxes, half-spaces); an overlap too thin for any
+    /// lattice point, and every other pair, keeps eq. (1). A face of area R^2 sinks as
+    /// deep as under eq. (1), a smaller one deeper, a vertex much deeper (a cone of
+    /// overlap: its integral of t^1.5 grows as delta^3.5): in the 500-rock pile at a
+    /// 1 ms step the deepest penetration is 3 % of a rock's size against 0.06 %. Implies
+    /// `contact_patch`. Off: eq. (1) at the deepest point, spread over the overlap's
+    /// vertices.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub elastic_foundation: bool,
     /// A tangential stick spring beside the friction of eq. (4)/(5), which is zero at
     /// zero slip and so lets any tangential load creep (a rock on a slope slides at
     /// about v_d, the paper's Fig. 7): the slip at the contact since it began, turned
