@@ -560,11 +560,24 @@ fn patch_with(
             }
         });
     }
+    let total: f64 = weights.iter().sum();
     let level = 0.5 * (top1 + bottom2);
+    Some(quadrant_points(centre, &sums, &weights, total, n, level))
+}
+
+/// The patch of the quadrants' weighted sums of points `sums` and weights `weights`:
+/// each non-empty quadrant's weighted centre, moved along `n` to `level`, with its
+/// share of `total` (the unused points at `centre`).
+fn quadrant_points(
+    centre: Vector3<f64>,
+    sums: &[Vector3<f64>; 4],
+    weights: &[f64; 4],
+    total: f64,
+    n: &Vector3<f64>,
+    level: f64,
+) -> Patch {
     let mut out = Patch::single(centre);
     out.len = 0;
-
-    let total: f64 = weights.iter().sum();
     for q in 0..4 {
         if weights[q] > 0.0 {
             let c = sums[q] / weights[q];
@@ -573,7 +586,7 @@ fn patch_with(
             out.len += 1;
         }
     }
-    Some(out)
+    out
 }
 
 /// Lattice points per side of [`by_thickness`]: 4 x 4, so that each quadrant holds
@@ -689,19 +702,10 @@ fn by_thickness(
         }
     }
     let level = 0.5 * (top1 + bottom2);
-    let mut out = Patch::single(centre);
-    out.len = 0;
+    let mut out = quadrant_points(centre, &sums, &weights, weight, n, level);
     // the midpoint rule's integrals over the box
     let cell = (bounds[1] - bounds[0]) * (bounds[3] - bounds[2]) / (s * s) as f64;
     out.foundation = Some((weight * cell, rate * cell));
-    for q in 0..4 {
-        if weights[q] > 0.0 {
-            let c = sums[q] / weights[q];
-            out.points[out.len] = c + n * (level - c.dot(n));
-            out.shares[out.len] = weights[q] / weight;
-            out.len += 1;
-        }
-    }
     Some(out)
 }
 
@@ -717,12 +721,17 @@ mod tests {
         ConvexPolyhedron::from_convex_mesh(pts, &idx).unwrap()
     }
 
-    #[test]
-    fn a_hull_flat_on_a_box_acts_at_the_centre_and_a_tilt_moves_the_point_continuously() {
-        let hull = cube_hull(0.05);
+    /// A 0.1 m cube's hull, a 2 m x 2 m x 0.2 m ground box with its top at z = 0 and
+    /// its pose, and the contact normal (up).
+    fn cube_over_ground() -> (ConvexPolyhedron, Cuboid, Isometry3<f64>, Vector3<f64>) {
         let ground = Cuboid::new(Vector3::new(1.0, 1.0, 0.1));
         let g_iso = Isometry3::translation(0.0, 0.0, -0.1);
-        let n = Vector3::z();
+        (cube_hull(0.05), ground, g_iso, Vector3::z())
+    }
+
+    #[test]
+    fn a_hull_flat_on_a_box_acts_at_the_centre_and_a_tilt_moves_the_point_continuously() {
+        let (hull, ground, g_iso, n) = cube_over_ground();
         // flat, 1e-4 m into the ground, off the box's centre
         let flat = Isometry3::translation(0.3, 0.2, 0.05 - 1e-4);
         let four = patch(&ground, &g_iso, &hull, &flat, &n, false).unwrap();
@@ -890,10 +899,7 @@ mod tests {
         // depth under it is t(x) = delta + theta x over x in [-a/2, a/2] (a = 0.1 m, x
         // from its centre), and the foundation's centre of pressure is the centre of
         // t^1.5, here integrated finely
-        let hull = cube_hull(0.05);
-        let ground = Cuboid::new(Vector3::new(1.0, 1.0, 0.1));
-        let g_iso = Isometry3::translation(0.0, 0.0, -0.1);
-        let n = Vector3::z();
+        let (hull, ground, g_iso, n) = cube_over_ground();
         let (a, delta) = (0.1, 1e-4);
         let centre_at = |angle: f64| {
             let rot = UnitQuaternion::from_axis_angle(&Vector3::y_axis(), angle);
@@ -947,10 +953,7 @@ mod tests {
         // edges: the foundation's force (the integral of t^1.5 at the patch's points,
         // k / R^2 = 1) is an energy's gradient and does no work around it; eq. (1) at
         // the deepest point, spread over the same points, does
-        let hull = cube_hull(0.05);
-        let ground = Cuboid::new(Vector3::new(1.0, 1.0, 0.1));
-        let g_iso = Isometry3::translation(0.0, 0.0, -0.1);
-        let n = Vector3::z();
+        let (hull, ground, g_iso, n) = cube_over_ground();
         let a = 0.1;
         // (force along z, torque about y at the cube's centre) at a pose
         let wrench = |delta: f64, angle: f64, foundation: bool| {
