@@ -961,7 +961,7 @@ mod tests {
             let centre = Vector3::new(0.3, 0.2, 0.05 - delta);
             let iso = Isometry3::from_parts(centre.into(), rot);
             let p = patch(&ground, &g_iso, &hull, &iso, &n, true).unwrap();
-            let deepest = delta + 0.5 * a * angle.sin();
+            let deepest = delta + 0.5 * a * crate::pmath::sin(angle);
             let force = if foundation {
                 p.foundation.unwrap().0
             } else {
