@@ -342,20 +342,28 @@ fn overlap_vertices(
     n: &Vector3<f64>,
     bottom2: f64,
     top1: f64,
-    restrict: bool,
+    [near1, near2]: [&Near; 2],
     f: &mut dyn FnMut(Vector3<f64>, f64),
 ) {
     let depth1 = |along: f64| along - bottom2;
     let depth2 = |along: f64| top1 - along;
-    // the overlap is on 1's side of 2's far level and the reverse: the faces of each
-    // reaching there bound it
-    let (near1, near2) = if restrict {
-        (Near::of(a, &depth1), Near::of(b, &depth2))
+    gather(a, b, n, near2, depth1, f);
+    gather(b, a, n, near1, depth2, f);
+}
+
+/// The faces of each side that bound the overlap from 2's lowest point (`bottom2`) to
+/// 1's highest (`top1`) along the normal: the overlap is on 1's side of 2's far level
+/// and the reverse, so the faces of each reaching there bound it. `restrict` false:
+/// every face.
+fn near_faces(a: &Side, b: &Side, bottom2: f64, top1: f64, restrict: bool) -> [Near; 2] {
+    if restrict {
+        [
+            Near::of(a, &|along: f64| along - bottom2),
+            Near::of(b, &|along: f64| top1 - along),
+        ]
     } else {
-        (Near::ALL, Near::ALL)
-    };
-    gather(a, b, n, &near2, depth1, f);
-    gather(b, a, n, &near1, depth2, f);
+        [Near::ALL, Near::ALL]
+    }
 }
 
 /// The points of `inner` inside `outer` (see [`overlap_vertices`]), by their depth
@@ -505,20 +513,25 @@ fn patch_with(
         })
         .normalize();
     let t2 = n.cross(&t1);
+    let [near1, near2] = near_faces(&a, &b, bottom2, top1, restrict);
+    let near = [&near1, &near2];
+    // the overlap's box in the tangent plane, for the foundation's lattice
     let mut bounds = [
         f64::INFINITY,
         f64::NEG_INFINITY,
         f64::INFINITY,
         f64::NEG_INFINITY,
     ];
-    overlap_vertices(&a, &b, n, bottom2, top1, restrict, &mut |x, d| {
-        let (u, v) = (x.dot(&t1), x.dot(&t2));
-        bounds = [
-            bounds[0].min(u),
-            bounds[1].max(u),
-            bounds[2].min(v),
-            bounds[3].max(v),
-        ];
+    overlap_vertices(&a, &b, n, bottom2, top1, near, &mut |x, d| {
+        if foundation {
+            let (u, v) = (x.dot(&t1), x.dot(&t2));
+            bounds = [
+                bounds[0].min(u),
+                bounds[1].max(u),
+                bounds[2].min(v),
+                bounds[3].max(v),
+            ];
+        }
         if !(d > 0.0) {
             return;
         }
@@ -534,7 +547,7 @@ fn patch_with(
         return None;
     }
     if foundation {
-        let p = by_thickness(&a, &b, n, [&t1, &t2], bounds, [bottom2, top1], restrict);
+        let p = by_thickness(&a, &b, n, [&t1, &t2], bounds, [bottom2, top1], near);
         if p.is_some() {
             return p;
         }
@@ -554,7 +567,7 @@ fn patch_with(
         kept[..count].iter().for_each(|&(x, d)| bin(x, d));
     } else {
         let mut merger = Merger::new(radius);
-        overlap_vertices(&a, &b, n, bottom2, top1, restrict, &mut |x, d| {
+        overlap_vertices(&a, &b, n, bottom2, top1, near, &mut |x, d| {
             if d > 0.0 {
                 bin(x, merger.weight(x, d * d.sqrt()))
             }
@@ -608,17 +621,9 @@ fn by_thickness(
     [t1, t2]: [&Vector3<f64>; 2],
     bounds: [f64; 4],
     [bottom2, top1]: [f64; 2],
-    restrict: bool,
+    [near1, near2]: [&Near; 2],
 ) -> Option<Patch> {
     let s = LATTICE;
-    let (near1, near2) = if restrict {
-        (
-            Near::of(a, &|along: f64| along - bottom2),
-            Near::of(b, &|along: f64| top1 - along),
-        )
-    } else {
-        (Near::ALL, Near::ALL)
-    };
     let span = top1 - bottom2;
     if !(span > 0.0) {
         return None;
@@ -637,12 +642,12 @@ fn by_thickness(
             let ia = a.solid.clip(
                 &(inv_a * Point3::from(p)).coords,
                 &(inv_a * Point3::from(q)).coords,
-                &near1,
+                near1,
             );
             let ib = b.solid.clip(
                 &(inv_b * Point3::from(p)).coords,
                 &(inv_b * Point3::from(q)).coords,
-                &near2,
+                near2,
             );
             let (Some((a0, a1)), Some((b0, b1))) = (ia, ib) else {
                 continue;
