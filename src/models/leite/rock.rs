@@ -8,12 +8,14 @@
 //! ([`Workspace`]), so a step does not allocate (parry's `query::contact` makes a new
 //! EPA per call).
 
-use crate::models::bbcc::pair::{cylinder_feature, cylinder_line_within, deepest_contact};
+use crate::models::bbcc::pair::{
+    cylinder_feature, cylinder_line_within, deepest_contact, penetration,
+};
 use nalgebra::{Isometry3, Point3, Vector3};
 use parry3d_f64::bounding_volume::Aabb;
 use parry3d_f64::query::details::local_ray_intersection_with_support_map_with_params;
 use parry3d_f64::query::epa::EPA;
-use parry3d_f64::query::gjk::{self, CSOPoint, GJKResult, VoronoiSimplex};
+use parry3d_f64::query::gjk::VoronoiSimplex;
 use parry3d_f64::query::Ray;
 use parry3d_f64::shape::{Cylinder, SharedShape, SupportMap};
 
@@ -21,33 +23,6 @@ use parry3d_f64::shape::{Cylinder, SharedShape, SupportMap};
 #[derive(Default)]
 pub struct Workspace {
     epa: EPA,
-}
-
-/// Penetration of the support-mapped `g2` at `pos12` (in `g1`'s frame) into `g1`:
-/// (depth, unit normal out of g1 towards g2, the deepest points on g1 and on g2), all
-/// in g1's frame; None when apart. parry's `contact_support_map_support_map` step by
-/// step (the same GJK start, then EPA), with the EPA's buffers from `ws`.
-fn penetration<G1, G2>(
-    pos12: &Isometry3<f64>,
-    g1: &G1,
-    g2: &G2,
-    ws: &mut Workspace,
-) -> Option<(f64, Vector3<f64>, Point3<f64>, Point3<f64>)>
-where
-    G1: ?Sized + SupportMap,
-    G2: ?Sized + SupportMap,
-{
-    let dir = nalgebra::Unit::try_new(pos12.translation.vector, parry3d_f64::math::DEFAULT_EPSILON)
-        .unwrap_or_else(Vector3::x_axis);
-    let mut simplex = VoronoiSimplex::new();
-    simplex.reset(CSOPoint::from_shapes(pos12, g1, g2, &dir));
-    let (p1, p2_1, n) = match gjk::closest_points(pos12, g1, g2, 0.0, true, &mut simplex) {
-        GJKResult::ClosestPoints(p1, p2_1, n) => (p1, p2_1, n),
-        GJKResult::Intersection => ws.epa.closest_points(pos12, g1, g2, &simplex)?,
-        _ => return None,
-    };
-    let dist = (p2_1 - p1).dot(&n);
-    (dist < 0.0).then(|| (-dist, n.into_inner(), p1, p2_1))
 }
 
 /// A convex hull's vertices and their neighbours along the hull's edges.
@@ -203,9 +178,9 @@ impl Rock {
     ) -> Option<(f64, Vector3<f64>, Vector3<f64>)> {
         let pos12 = wheel_iso.inv_mul(rock_iso);
         let (depth, n_local, ..) = match self {
-            Rock::Hull(h) => penetration(&pos12, wheel, h, ws)?,
+            Rock::Hull(h) => penetration(&pos12, wheel, h, &mut ws.epa)?,
             Rock::Shape(s) => match s.as_support_map() {
-                Some(sm) => penetration(&pos12, wheel, sm, ws)?,
+                Some(sm) => penetration(&pos12, wheel, sm, &mut ws.epa)?,
                 None => return deepest_contact(wheel, wheel_iso, s.as_ref(), rock_iso),
             },
         };
