@@ -124,9 +124,17 @@ pub struct ImplicitSolve {
     /// Sweeps the last solve took.
     pub sweeps: usize,
     changed: Vec<u32>,
+    /// The rows a sweep solves (not a second tangent row, gain and inverse mass not at
+    /// or below zero), in order, each with its bodies ([`NO_BODY`]: none): the skip
+    /// test after the first sweep reads these 12 bytes, not the row's and its
+    /// preparation's 250.
+    active: Vec<(u32, [u32; 2])>,
     /// Row updates the last solve made (a tangent pair counts two).
     pub visits: usize,
 }
+
+/// A row's missing body in [`ImplicitSolve::active`].
+const NO_BODY: u32 = u32::MAX;
 
 impl ImplicitSolve {
     /// Finds each row's impulse over the sub-step `h` (s) and adds its velocity
@@ -178,6 +186,17 @@ impl ImplicitSolve {
                 self.prepared[c].tolerance = self.prepared[c - 1].tolerance;
             }
         }
+        // a second tangent row is solved with its first
+        self.active.clear();
+        let solved = |r: &SolveRow, p: &Prepared| {
+            r.row.kind != RowKind::TangentSecond && !(r.row.gain <= 0.0 || p.inv <= 0.0)
+        };
+        for (c, (r, p)) in rows.iter().zip(&self.prepared).enumerate() {
+            if solved(r, p) {
+                self.active
+                    .push((c as u32, r.bodies.map(|b| b.unwrap_or(NO_BODY))));
+            }
+        }
         // the sweep in which each body last took an impulse change past its row's
         // tolerance: a row whose bodies took none since its last visit is solved
         self.changed.clear();
@@ -185,26 +204,18 @@ impl ImplicitSolve {
         for sweep in 1..=SWEEPS_MAX as u32 {
             self.sweeps += 1;
             let mut converged = true;
-            for (c, r) in rows.iter().enumerate() {
-                // a second tangent row is solved with its first
-                if r.row.kind == RowKind::TangentSecond {
-                    continue;
-                }
-                let p = &self.prepared[c];
-                if r.row.gain <= 0.0 || p.inv <= 0.0 {
-                    continue;
-                }
+            for &(c, links) in &self.active {
                 if sweep > 1 {
                     let changed = &self.changed;
-                    let moved = r
-                        .bodies
+                    let moved = links
                         .iter()
-                        .flatten()
-                        .any(|&b| changed[b as usize] + 1 >= sweep);
+                        .any(|&b| b != NO_BODY && changed[b as usize] + 1 >= sweep);
                     if !moved {
                         continue;
                     }
                 }
+                let c = c as usize;
+                let (r, p) = (&rows[c], &self.prepared[c]);
                 self.visits += 1;
                 let old = self.impulses[c];
                 let new = match r.row.kind {
