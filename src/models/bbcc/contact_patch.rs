@@ -606,6 +606,114 @@ fn quadrant_points(
 /// about four.
 const LATTICE: usize = 4;
 
+/// Most bounding planes of each kind a [`LineClip`] holds; a solid with more (a hull
+/// with more near faces) clips each line as [`Solid::clip`] does.
+const LINE_PLANES: usize = 24;
+
+/// One solid's clip of the lattice's lines of [`by_thickness`], set up once per patch.
+/// The line at (u, v) in the tangent plane runs from x0 + u t1 + v t2 to that plus d
+/// (world); in the solid's frame it is P0 + u U + v V + t D, so where it meets the
+/// plane normal . x = offset is linear in u and v, t = a + u b + v c, with
+/// (a, b, c) = -(normal . P0 - offset, normal . U, normal . V) / (normal . D): a plane
+/// the line leaves through bounds t from above, one it enters through from below, and
+/// one it runs along keeps it (start = normal . P0 - offset + u normal . U + v normal .
+/// V <= 0) or cuts it away. Per line, two multiply-adds per plane instead of moving
+/// both ends into the solid's frame and two dot products.
+struct LineClip {
+    /// (a, b, c) of the planes bounding t from above, and their count.
+    upper: [[f64; 3]; LINE_PLANES],
+    uppers: usize,
+    /// ... from below.
+    lower: [[f64; 3]; LINE_PLANES],
+    lowers: usize,
+    /// The start's (normal . P0 - offset, normal . U, normal . V) of the planes the
+    /// lines run along.
+    along: [[f64; 3]; LINE_PLANES],
+    alongs: usize,
+}
+
+impl LineClip {
+    /// The clip of `side`'s solid (a hull: its box and `near` faces, as
+    /// [`Solid::clip`]) for the lines from `x0 + u t1 + v t2` along `d` (world);
+    /// None when it has more planes of a kind than [`LINE_PLANES`].
+    fn of(
+        side: &Side,
+        near: &Near,
+        x0: &Vector3<f64>,
+        [t1, t2]: [&Vector3<f64>; 2],
+        d: &Vector3<f64>,
+    ) -> Option<LineClip> {
+        let inv = side.iso.inverse();
+        let p0 = (inv * Point3::from(*x0)).coords;
+        let (u, v, dd) = (inv * t1, inv * t2, inv * d);
+        let mut clip = LineClip {
+            upper: [[0.0; 3]; LINE_PLANES],
+            uppers: 0,
+            lower: [[0.0; 3]; LINE_PLANES],
+            lowers: 0,
+            along: [[0.0; 3]; LINE_PLANES],
+            alongs: 0,
+        };
+        let mut add = |normal: &Vector3<f64>, offset: f64| {
+            let start = [normal.dot(&p0) - offset, normal.dot(&u), normal.dot(&v)];
+            let rate = normal.dot(&dd);
+            let (list, len) = if rate == 0.0 {
+                (&mut clip.along, &mut clip.alongs)
+            } else if rate > 0.0 {
+                (&mut clip.upper, &mut clip.uppers)
+            } else {
+                (&mut clip.lower, &mut clip.lowers)
+            };
+            if *len == LINE_PLANES {
+                return false;
+            }
+            list[*len] = if rate == 0.0 {
+                start
+            } else {
+                start.map(|s| -s / rate)
+            };
+            *len += 1;
+            true
+        };
+        let axes = [Vector3::x(), Vector3::y(), Vector3::z()];
+        let fits = match side.solid {
+            Solid::Cuboid(h) => (0..3).all(|k| add(&axes[k], h[k]) && add(&-axes[k], h[k])),
+            Solid::Hull(c, centre, half) => {
+                (0..3).all(|k| {
+                    add(&axes[k], half[k] + centre[k]) && add(&-axes[k], half[k] - centre[k])
+                }) && {
+                    let (points, adj, faces) = (c.points(), c.vertices_adj_to_face(), c.faces());
+                    near.each(faces.len(), &mut |f| {
+                        let face = &faces[f];
+                        let on = points[adj[face.first_vertex_or_edge as usize] as usize];
+                        add(&face.normal, face.normal.dot(&on.coords))
+                    })
+                }
+            }
+            Solid::Plane(n) => add(&n, 0.0),
+        };
+        fits.then_some(clip)
+    }
+
+    /// The part of the line at (`u`, `v`) inside the solid: its parameters (t0, t1),
+    /// 0 <= t0 <= t1 <= 1, or None when it misses.
+    fn clip(&self, u: f64, v: f64) -> Option<(f64, f64)> {
+        let at = |[a, b, c]: &[f64; 3]| a + u * b + v * c;
+        if self.along[..self.alongs].iter().any(|s| at(s) > 0.0) {
+            return None;
+        }
+        let t1 = self.upper[..self.uppers]
+            .iter()
+            .map(at)
+            .fold(1.0f64, f64::min);
+        let t0 = self.lower[..self.lowers]
+            .iter()
+            .map(at)
+            .fold(0.0f64, f64::max);
+        (t0 <= t1).then_some((t0, t1))
+    }
+}
+
 /// The patch of `bbcc.elastic_foundation`: the overlap's thickness t along `n` on a
 /// lattice of [`LATTICE`]² cell centres over the box (in `t1`, `t2`) of its vertices,
 /// each line clipped against both parts, the pressure in proportion to t^1.5. The box
@@ -633,22 +741,33 @@ fn by_thickness(
     let (mut sum, mut weight, mut count) = (Vector3::zeros(), 0.0, 0);
     let inv_a = a.iso.inverse();
     let inv_b = b.iso.inverse();
+    let (x0, d) = (n * bottom2, n * span);
+    let lines = [
+        LineClip::of(a, near1, &x0, [t1, t2], &d),
+        LineClip::of(b, near2, &x0, [t1, t2], &d),
+    ];
     for i in 0..s {
         let u = bounds[0] + (i as f64 + 0.5) / s as f64 * (bounds[1] - bounds[0]);
         for j in 0..s {
             let v = bounds[2] + (j as f64 + 0.5) / s as f64 * (bounds[3] - bounds[2]);
             let base = t1 * u + t2 * v;
             let (p, q) = (base + n * bottom2, base + n * top1);
-            let ia = a.solid.clip(
-                &(inv_a * Point3::from(p)).coords,
-                &(inv_a * Point3::from(q)).coords,
-                near1,
-            );
-            let ib = b.solid.clip(
-                &(inv_b * Point3::from(p)).coords,
-                &(inv_b * Point3::from(q)).coords,
-                near2,
-            );
+            let ia = match &lines[0] {
+                Some(l) => l.clip(u, v),
+                None => a.solid.clip(
+                    &(inv_a * Point3::from(p)).coords,
+                    &(inv_a * Point3::from(q)).coords,
+                    near1,
+                ),
+            };
+            let ib = match &lines[1] {
+                Some(l) => l.clip(u, v),
+                None => b.solid.clip(
+                    &(inv_b * Point3::from(p)).coords,
+                    &(inv_b * Point3::from(q)).coords,
+                    near2,
+                ),
+            };
             let (Some((a0, a1)), Some((b0, b1))) = (ia, ib) else {
                 continue;
             };
@@ -770,22 +889,87 @@ mod tests {
         assert!((last - 0.35).abs() < 1e-3, "{last}");
     }
 
+    /// A random rock: the hull of 40 points on a bumpy 0.12 x 0.1 x 0.06 m ellipsoid.
+    fn rock(rnd: &mut dyn FnMut() -> f64) -> ConvexPolyhedron {
+        let pts: Vec<Point3<f64>> = (0..40)
+            .map(|_| {
+                let v = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
+                Point3::from(v.component_mul(&Vector3::new(0.06, 0.05, 0.03)) * (0.8 + 0.4 * rnd()))
+            })
+            .collect();
+        ConvexPolyhedron::from_convex_hull(&pts).unwrap()
+    }
+
+    /// The foundation's lattice clip set up once per patch ([`LineClip`]) gives each
+    /// line the part [`Solid::clip`] gives it from its ends moved into the solid's
+    /// frame, to rounding: rocks (with the faces near a level, as the patch uses
+    /// them), boxes and a half-space at random poses, lines along random normals.
+    #[test]
+    fn the_lattice_clip_set_up_per_patch_gives_each_lines_part_as_the_solids_clip() {
+        let mut rnd = super::super::test_random(777);
+        let cell = Cuboid::new(Vector3::new(0.05, 0.04, 0.2));
+        let ground = HalfSpace::new(Vector3::z_axis());
+        let (mut lines, mut crossing, mut grazing) = (0, 0, 0);
+        for k in 0..300 {
+            let hull = rock(&mut rnd);
+            let shape: &dyn Shape = match k % 3 {
+                0 => &hull,
+                1 => &cell,
+                _ => &ground,
+            };
+            let at = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5) * 0.05;
+            let turn = UnitQuaternion::from_euler_angles(6.0 * rnd(), 6.0 * rnd(), 6.0 * rnd());
+            let iso = Isometry3::from_parts(at.into(), turn);
+            let n = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
+            let side = Side::new(Solid::of(shape).unwrap(), &iso, &n);
+            // the faces reaching past a level 0-15 mm below its top (a patch's three to
+            // ten)
+            let level = side.extreme(&n, true) - 0.015 * rnd();
+            let near = Near::of(&side, &|along: f64| along - level);
+            let t1 = n.cross(&Vector3::x()).normalize();
+            let t2 = n.cross(&t1);
+            // lines 0.2 m long along n, from 0.1 m below the solid's origin
+            let (x0, d) = (n * (at.dot(&n) - 0.1), n * 0.2);
+            let clip = LineClip::of(&side, &near, &x0, [&t1, &t2], &d).unwrap();
+            let inv = iso.inverse();
+            for _ in 0..20 {
+                let (u, v) = (
+                    at.dot(&t1) + 0.16 * (rnd() - 0.5),
+                    at.dot(&t2) + 0.16 * (rnd() - 0.5),
+                );
+                let p = x0 + t1 * u + t2 * v;
+                let ends = [inv * Point3::from(p), inv * Point3::from(p + d)];
+                let slow = side.solid.clip(&ends[0].coords, &ends[1].coords, &near);
+                lines += 1;
+                match (clip.clip(u, v), slow) {
+                    (Some(x), Some(y)) => {
+                        crossing += 1;
+                        assert!(
+                            (x.0 - y.0).abs() < 1e-12 && (x.1 - y.1).abs() < 1e-12,
+                            "case {k}: {x:?} {y:?}"
+                        );
+                    }
+                    (None, None) => {}
+                    (x, y) => {
+                        // only a line grazing the solid may differ
+                        let part = x.or(y).unwrap();
+                        assert!(part.1 - part.0 < 1e-12, "case {k}: {x:?} {y:?}");
+                        grazing += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            crossing > lines / 3 && crossing < lines && grazing < 3,
+            "{lines} lines, {crossing} crossing, {grazing} grazing"
+        );
+    }
+
     #[test]
     fn the_faces_near_the_overlap_give_the_patch_of_all_faces() {
         // random rocks (hulls of 40 points on a bumpy ellipsoid) pressed into each
         // other and into boxes along random normals
         let mut rnd = super::super::test_random(12345);
-        let rock = |rnd: &mut dyn FnMut() -> f64| {
-            let pts: Vec<Point3<f64>> = (0..40)
-                .map(|_| {
-                    let v = Vector3::new(rnd() - 0.5, rnd() - 0.5, rnd() - 0.5).normalize();
-                    Point3::from(
-                        v.component_mul(&Vector3::new(0.06, 0.05, 0.03)) * (0.8 + 0.4 * rnd()),
-                    )
-                })
-                .collect();
-            ConvexPolyhedron::from_convex_hull(&pts).unwrap()
-        };
         let cell = Cuboid::new(Vector3::new(0.05, 0.05, 0.2));
         let (mut compared, mut points) = (0, 0);
         for k in 0..300 {
