@@ -198,28 +198,35 @@ impl<'a> Solid<'a> {
             }
             t0 <= t1
         };
-        let axes = [Vector3::x(), Vector3::y(), Vector3::z()];
-        let inside = match self {
-            Solid::Cuboid(h) => (0..3).all(|k| cut(&axes[k], h[k]) && cut(&-axes[k], h[k])),
-            Solid::Hull(c, centre, half) => {
-                // its box first: most edges near a contact miss the hull
-                (0..3).all(|k| {
-                    cut(&axes[k], half[k] + centre[k]) && cut(&-axes[k], half[k] - centre[k])
-                }) && {
-                    let (points, adj, faces) = (c.points(), c.vertices_adj_to_face(), c.faces());
-                    near.each(faces.len(), &mut |f| {
-                        let face = &faces[f];
-                        let on = points[adj[face.first_vertex_or_edge as usize] as usize];
-                        cut(&face.normal, face.normal.dot(&on.coords))
-                    })
-                }
-            }
-            Solid::Plane(n) => cut(n, 0.0),
-        };
-        if !inside {
+        if !self.planes(near, &mut cut) {
             return None;
         }
         (t0 <= t1).then_some((t0, t1))
+    }
+
+    /// Calls `f(normal, offset)` with each half space normal . x <= offset (own frame)
+    /// that bounds it, until `f` gives false; whether every call gave true. A hull:
+    /// its box first (most edges near a contact miss the hull), then the faces of
+    /// `near`.
+    fn planes(&self, near: &Near, f: &mut impl FnMut(&Vector3<f64>, f64) -> bool) -> bool {
+        let axes = [Vector3::x(), Vector3::y(), Vector3::z()];
+        match self {
+            Solid::Cuboid(h) => (0..3).all(|k| f(&axes[k], h[k]) && f(&-axes[k], h[k])),
+            Solid::Hull(c, centre, half) => {
+                (0..3)
+                    .all(|k| f(&axes[k], half[k] + centre[k]) && f(&-axes[k], half[k] - centre[k]))
+                    && {
+                        let (points, adj, faces) =
+                            (c.points(), c.vertices_adj_to_face(), c.faces());
+                        near.each(faces.len(), &mut |k| {
+                            let face = &faces[k];
+                            let on = points[adj[face.first_vertex_or_edge as usize] as usize];
+                            f(&face.normal, face.normal.dot(&on.coords))
+                        })
+                    }
+            }
+            Solid::Plane(n) => f(n, 0.0),
+        }
     }
 
     /// Whether the point `x` (own frame) is inside (on the boundary counts).
@@ -675,24 +682,7 @@ impl LineClip {
             *len += 1;
             true
         };
-        let axes = [Vector3::x(), Vector3::y(), Vector3::z()];
-        let fits = match side.solid {
-            Solid::Cuboid(h) => (0..3).all(|k| add(&axes[k], h[k]) && add(&-axes[k], h[k])),
-            Solid::Hull(c, centre, half) => {
-                (0..3).all(|k| {
-                    add(&axes[k], half[k] + centre[k]) && add(&-axes[k], half[k] - centre[k])
-                }) && {
-                    let (points, adj, faces) = (c.points(), c.vertices_adj_to_face(), c.faces());
-                    near.each(faces.len(), &mut |f| {
-                        let face = &faces[f];
-                        let on = points[adj[face.first_vertex_or_edge as usize] as usize];
-                        add(&face.normal, face.normal.dot(&on.coords))
-                    })
-                }
-            }
-            Solid::Plane(n) => add(&n, 0.0),
-        };
-        fits.then_some(clip)
+        side.solid.planes(near, &mut add).then_some(clip)
     }
 
     /// The part of the line at (`u`, `v`) inside the solid: its parameters (t0, t1),
@@ -739,35 +729,30 @@ fn by_thickness(
     let mut pts = [(Vector3::zeros(), 0.0); LATTICE * LATTICE];
     let mut rate = 0.0;
     let (mut sum, mut weight, mut count) = (Vector3::zeros(), 0.0, 0);
-    let inv_a = a.iso.inverse();
-    let inv_b = b.iso.inverse();
     let (x0, d) = (n * bottom2, n * span);
-    let lines = [
-        LineClip::of(a, near1, &x0, [t1, t2], &d),
-        LineClip::of(b, near2, &x0, [t1, t2], &d),
-    ];
+    // each part with its lines' clip set up, or (too many planes) its inverse pose
+    let parts = [(a, near1), (b, near2)].map(|(side, near)| {
+        (
+            side,
+            near,
+            LineClip::of(side, near, &x0, [t1, t2], &d),
+            side.iso.inverse(),
+        )
+    });
     for i in 0..s {
         let u = bounds[0] + (i as f64 + 0.5) / s as f64 * (bounds[1] - bounds[0]);
         for j in 0..s {
             let v = bounds[2] + (j as f64 + 0.5) / s as f64 * (bounds[3] - bounds[2]);
             let base = t1 * u + t2 * v;
             let (p, q) = (base + n * bottom2, base + n * top1);
-            let ia = match &lines[0] {
+            let [ia, ib] = parts.each_ref().map(|(side, near, line, inv)| match line {
                 Some(l) => l.clip(u, v),
-                None => a.solid.clip(
-                    &(inv_a * Point3::from(p)).coords,
-                    &(inv_a * Point3::from(q)).coords,
-                    near1,
+                None => side.solid.clip(
+                    &(inv * Point3::from(p)).coords,
+                    &(inv * Point3::from(q)).coords,
+                    near,
                 ),
-            };
-            let ib = match &lines[1] {
-                Some(l) => l.clip(u, v),
-                None => b.solid.clip(
-                    &(inv_b * Point3::from(p)).coords,
-                    &(inv_b * Point3::from(q)).coords,
-                    near2,
-                ),
-            };
+            });
             let (Some((a0, a1)), Some((b0, b1))) = (ia, ib) else {
                 continue;
             };
