@@ -35,7 +35,8 @@ use std::time::Instant;
 const H: f64 = 1e-3;
 
 /// A scene is settled once no free body has more kinetic energy than this, J (a 1 kg
-/// rock at 1.4 mm/s), checked each 0.5 s after its `settle` seconds...
+/// rock at 1.4 mm/s; `--settled-ke J` sets another), checked each 0.5 s after its
+/// `settle` seconds...
 const SETTLED_KE: f64 = 1e-6;
 /// ...for at most this many seconds more.
 const SETTLE_MORE: f64 = 6.0;
@@ -305,10 +306,21 @@ fn run(scene: &Scene, step: Option<f64>, stability_only: bool) {
     }
 }
 
+/// The settling bound: `--settled-ke J`, or [`SETTLED_KE`].
+fn settled_ke() -> f64 {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|a| a == "--settled-ke")
+        .map_or(SETTLED_KE, |i| {
+            args[i + 1].parse().expect("--settled-ke JOULES")
+        })
+}
+
 fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(), String> {
     let (mut w, s, model_step) = world(scene, step);
     let p = probes(&w, &s);
     let t0 = Instant::now();
+    let settled_ke = settled_ke();
     // settled: `scene.settle` seconds, then until the kinetic energy is below the bound
     let mut settled_at = 0.0;
     let arg = |name: &str| {
@@ -329,7 +341,7 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         let mut contact_steps = contacts * scene.settle;
         settled_at = scene.settle;
         let largest = |x: &[(Vector3<f64>, f64, f64)]| x.iter().map(|b| b.1).fold(0.0, f64::max);
-        while largest(&sample(&mut w, &p)) > SETTLED_KE && settled_at < scene.settle + SETTLE_MORE {
+        while largest(&sample(&mut w, &p)) > settled_ke && settled_at < scene.settle + SETTLE_MORE {
             let (b, c) = timed(&mut w, 0.5)?;
             blocks.extend(b);
             contact_steps += c * 0.5;
@@ -439,7 +451,7 @@ fn try_run(scene: &Scene, step: Option<f64>, stability_only: bool) -> Result<(),
         scene.key,
         settled_at,
         scene.settle,
-        SETTLED_KE,
+        settled_ke,
         over(1e-3),
         moved.len(),
         over(1e-2),
