@@ -163,12 +163,120 @@ impl Drop for Close<'_> {
     }
 }
 
+thread_local! {
+    /// This thread's jobs run on it alone ([`Gate`]).
+    static ALONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Chooses, for a piece of work a model repeats every step, between running its jobs
+/// on the helpers and on the calling thread alone, by timing both: whichever took
+/// less wall time at the last probe. The results are the same bits either way (every
+/// job's items write their own slots, combined in item order), so only the speed
+/// depends on the choice.
+///
+/// Why: on this project's 2-core VM the same two-thread SCM step runs in one of two
+/// modes that last minutes, by the host's placement of the cores rather than by
+/// anything in the process (pinning the threads does not change it): at 1 cm 38 us
+/// per step or 65 us, against 45 us on one thread. In the slow mode each item a
+/// helper takes costs more than it saves (the caller waits for it, its data crossing
+/// between the cores), and one thread is faster (docs/models/scm.md, Speed).
+///
+/// A probe runs [`Gate::PROBE`] rounds with the helpers and then as many alone, after
+/// every [`Gate::EVERY`] rounds, and keeps the way with the lower median; the first
+/// [`Gate::WARM`] rounds of each way are not counted (a helper may have parked, and
+/// its caches hold what the caller wrote meanwhile). A round is what the model does
+/// in one step: every [`Gate::run`] until [`Gate::round_done`], all the same way.
+#[derive(Debug, Clone, Default)]
+pub struct Gate {
+    /// Rounds since the last probe ended.
+    rounds: u32,
+    /// Rounds into the running probe.
+    probing: u32,
+    /// The running probe's times (ns): with the helpers, alone.
+    times: [[u64; Gate::PROBE as usize]; 2],
+    /// Time in this round's calls so far (ns, in a probe).
+    round_ns: u64,
+    /// The last probe's choice: alone.
+    alone: bool,
+}
+
+impl Gate {
+    /// Rounds each way in a probe.
+    pub const PROBE: u32 = 12;
+    /// Rounds at the start of each way not counted.
+    pub const WARM: usize = 3;
+    /// Rounds between probes.
+    pub const EVERY: u32 = 1000;
+
+    fn probe(&self) -> bool {
+        self.rounds == 0
+    }
+
+    /// Runs `f`, its jobs ([`for_each`], [`join`] and the rest of this module) on the
+    /// helpers or on the calling thread alone as the gate chose (timed in a probe).
+    pub fn run<R>(&mut self, f: impl FnOnce() -> R) -> R {
+        if rayon::current_num_threads() <= 1 {
+            return f();
+        }
+        let alone = if self.probe() {
+            self.probing >= Self::PROBE
+        } else {
+            self.alone
+        };
+        let before = ALONE.with(|a| a.replace(alone));
+        let start = self.probe().then(Instant::now);
+        let r = f();
+        ALONE.with(|a| a.set(before));
+        if let Some(start) = start {
+            self.round_ns += start.elapsed().as_nanos() as u64;
+        }
+        r
+    }
+
+    /// Ends a round (a model step's calls).
+    pub fn round_done(&mut self) {
+        let ns = std::mem::take(&mut self.round_ns);
+        self.record(ns);
+    }
+
+    /// Ends a round that took `ns` in its calls (counted in a probe only).
+    fn record(&mut self, ns: u64) {
+        self.round_ns = 0;
+        if !self.probe() {
+            self.rounds = (self.rounds + 1) % Self::EVERY;
+            return;
+        }
+        let (alone, k) = (self.probing >= Self::PROBE, self.probing % Self::PROBE);
+        self.times[usize::from(alone)][k as usize] = ns;
+        self.probing += 1;
+        if self.probing < 2 * Self::PROBE {
+            return;
+        }
+        let median = |t: &[u64; Self::PROBE as usize]| {
+            let mut t = *t;
+            let counted = &mut t[Self::WARM..];
+            counted.sort_unstable();
+            let h = counted.len() / 2;
+            counted[h - 1] + counted[h]
+        };
+        self.alone = median(&self.times[1]) < median(&self.times[0]);
+        self.probing = 0;
+        self.rounds = 1;
+    }
+
+    /// Whether the last probe chose the calling thread alone.
+    pub fn alone(&self) -> bool {
+        self.alone
+    }
+}
+
 /// Runs `f(i)` for every `i` in `0..n`, each once, on the calling thread and the hot
 /// helpers; returns when all are done. Item 0 runs on the calling thread. A panic in
-/// any item is raised here.
+/// any item is raised here. Inside a [`Gate`] that chose the calling thread alone, all
+/// run there, in order.
 pub fn for_each(n: usize, f: &(dyn Fn(usize) + Sync)) {
     let workers = rayon::current_num_threads().max(1);
-    if n <= 1 || workers == 1 {
+    if n <= 1 || workers == 1 || ALONE.with(|a| a.get()) {
         return (0..n).for_each(f);
     }
     let pool = pool();
@@ -392,6 +500,55 @@ pub fn for_each_chunk<A: Send, S: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The gate keeps the way whose probe rounds took less time (the median, the
+    /// first rounds of each way not counted), probes again after [`Gate::EVERY`]
+    /// rounds, and inside a round it chose alone every item runs on the caller. The
+    /// times are given (with the helpers 1 ms a round, alone 2 ms, then the reverse),
+    /// so the test does not depend on this machine's speed or on other tests holding
+    /// the helpers.
+    #[test]
+    fn the_gate_keeps_the_way_that_took_less_time() {
+        let mut gate = Gate::default();
+        let caller = std::thread::current().id();
+        let round = |gate: &mut Gate, helpers_ns: u64, alone_ns: u64| {
+            let alone = if gate.probe() {
+                gate.probing >= Gate::PROBE
+            } else {
+                gate.alone()
+            };
+            let off_caller = AtomicUsize::new(0);
+            gate.run(|| {
+                for_each(8, &|_| {
+                    if std::thread::current().id() != caller {
+                        off_caller.fetch_add(1, SeqCst);
+                    }
+                })
+            });
+            if alone {
+                assert_eq!(off_caller.load(SeqCst), 0, "an item left the caller");
+            }
+            // an outlier among the uncounted first rounds changes nothing
+            let warm = gate.probe() && (gate.probing % Gate::PROBE) < Gate::WARM as u32;
+            let ns = if alone { alone_ns } else { helpers_ns };
+            gate.record(if warm { 100 * ns } else { ns });
+        };
+        for _ in 0..2 * Gate::PROBE {
+            round(&mut gate, 1_000_000, 2_000_000);
+        }
+        assert!(!gate.alone(), "with the helpers took half the time");
+        for _ in 1..Gate::EVERY {
+            round(&mut gate, 2_000_000, 1_000_000);
+        }
+        assert!(!gate.alone(), "no probe before EVERY rounds");
+        for _ in 0..2 * Gate::PROBE {
+            round(&mut gate, 2_000_000, 1_000_000);
+        }
+        assert!(gate.alone(), "alone took half the time");
+        for _ in 0..10 {
+            round(&mut gate, 2_000_000, 1_000_000);
+        }
+    }
 
     #[test]
     fn join_returns_both_results_and_raises_a_panic_of_either() {

@@ -432,6 +432,10 @@ pub struct Scm {
     scene: Scene,
     /// `scm.soil_map` as the scenario gives it (read at load_assets).
     map_spec: Option<crate::scenario::types::ScmSoilMap>,
+    /// Whether the contact evaluation and the soil update run with the helper threads
+    /// or on the calling thread alone, whichever is faster on this machine now (the
+    /// same bits either way); a round is one sub-step's evaluation and update.
+    gate: crate::parallel::Gate,
 }
 
 /// Declares SCM when the scenario has an `scm` section.
@@ -469,6 +473,7 @@ pub fn declare(d: &mut Declare) -> Option<Box<dyn Model>> {
         bodies,
         scene: Scene::new(roles),
         map_spec: s.soil_map.clone(),
+        gate: Default::default(),
     }))
 }
 
@@ -540,10 +545,11 @@ impl Scm {
     fn contacts(&mut self, w: &mut Frame, advance: bool) {
         let p = self.params(w);
         self.sync_classes(w);
-        let bodies = &self.bodies;
+        let (bodies, scene) = (&self.bodies, &mut self.scene);
         let frame = &*w;
-        self.scene
-            .contacts(&p, w.surface, advance, |m| frame.pose_of(bodies[m].index));
+        self.gate.run(|| {
+            scene.contacts(&p, frame.surface, advance, |m| frame.pose_of(bodies[m].index))
+        });
         for (m, body) in self.bodies.iter().enumerate() {
             if !self.scene.needed(m, advance) {
                 continue;
@@ -593,10 +599,13 @@ impl Scm {
         self.sync_classes(w);
         let interval = w.real(self.vrs.update_interval);
         let deform = w.boolean(self.vrs.deformation);
-        let bodies = &self.bodies;
-        self.scene.update(&p, w.surface, dt, interval, deform, |m| {
-            w.pose_of(bodies[m].index).iso
+        let (bodies, scene) = (&self.bodies, &mut self.scene);
+        self.gate.run(|| {
+            scene.update(&p, w.surface, dt, interval, deform, |m| {
+                w.pose_of(bodies[m].index).iso
+            })
         });
+        self.gate.round_done();
     }
 
     /// Switches the scan conversion ahead of a driven body's evaluations (on by
