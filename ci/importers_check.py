@@ -131,11 +131,16 @@ def check_fmus(folder, reference, timeout, fmucheck=True, jobs=os.cpu_count() or
     from fmpy import read_model_description
     ref = json.load(open(reference))
     fmus = sorted(f for f in os.listdir(folder) if f.endswith(".fmu"))
+    # each FMU's default experiment, read here in turn: fmpy validates a
+    # modelDescription.xml against the standard's schema, and lxml (libxml2) building
+    # that schema in several threads at once failed in one CI run ("Document is not
+    # valid XML Schema")
+    experiments = [read_model_description(os.path.join(folder, f)).defaultExperiment for f in fmus]
 
     def one(i, f):
         path = os.path.abspath(os.path.join(folder, f))
         name = f[:-4]
-        e = read_model_description(path).defaultExperiment
+        e = experiments[i]
         start, stop, step = float(e.startTime or 0.0), float(e.stopTime), float(e.stepSize)
         with tempfile.TemporaryDirectory() as tmp:
             checker = compliance(name, path, step, stop, tmp, timeout) if fmucheck else \
