@@ -212,18 +212,23 @@ impl Gate {
         self.rounds == 0
     }
 
+    /// Whether this round runs alone: in a probe its second half, else the last
+    /// probe's choice.
+    fn chosen_alone(&self) -> bool {
+        if self.probe() {
+            self.probing >= Self::PROBE
+        } else {
+            self.alone
+        }
+    }
+
     /// Runs `f`, its jobs ([`for_each`], [`join`] and the rest of this module) on the
     /// helpers or on the calling thread alone as the gate chose (timed in a probe).
     pub fn run<R>(&mut self, f: impl FnOnce() -> R) -> R {
         if rayon::current_num_threads() <= 1 {
             return f();
         }
-        let alone = if self.probe() {
-            self.probing >= Self::PROBE
-        } else {
-            self.alone
-        };
-        let before = ALONE.with(|a| a.replace(alone));
+        let before = ALONE.with(|a| a.replace(self.chosen_alone()));
         let start = self.probe().then(Instant::now);
         let r = f();
         ALONE.with(|a| a.set(before));
@@ -511,11 +516,7 @@ mod tests {
         let mut gate = Gate::default();
         let caller = std::thread::current().id();
         let round = |gate: &mut Gate, helpers_ns: u64, alone_ns: u64| {
-            let alone = if gate.probe() {
-                gate.probing >= Gate::PROBE
-            } else {
-                gate.alone()
-            };
+            let alone = gate.chosen_alone();
             let off_caller = AtomicUsize::new(0);
             gate.run(|| {
                 for_each(8, &|_| {

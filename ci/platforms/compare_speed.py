@@ -6,9 +6,9 @@ The C master of ci/platforms.py (fmu_run) runs the example's plan with each libr
 turn, ROUNDS times, reading every output after each step and writing nothing; prints
 the median, min and max per build and the ratio of the medians. Each round also runs
 the plan with no step (the process's start, loading the library, instantiation,
-initialization, one read of the outputs, termination: about 1.2 ms) and subtracts it,
+initialization, one read of the outputs, termination: 1.2-1.6 ms) and subtracts it,
 so the figure is the time per step alone whatever STEPS is (over 20,000 steps the
-start would add 0.06 us per step). Build the plans first with `ci/platforms.py DIR
+start would add 0.06-0.08 us per step). Build the plans first with `ci/platforms.py DIR
 --only NAME` (they are in target/platforms/NAME/).
 
 Usage: ci/platforms/compare_speed.py NAME STEPS ROUNDS OLD.so NEW.so
