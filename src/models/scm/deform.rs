@@ -158,9 +158,9 @@ pub fn update(
 }
 
 /// [`update`], and the caller's work `beside` on a helper thread while the update
-/// works out the shear displacement and the plastic flow (on this thread instead when
-/// no helper is free, and after the update when the window could not be loaded).
-/// `beside` must not touch the soil or the workspace.
+/// loads its window and works out the shear displacement and the plastic flow (on
+/// this thread instead, after them, when no helper is free). `beside` must not touch
+/// the soil or the workspace.
 pub fn update_beside(
     p: &SoilParams,
     grid: &mut SoilGrid,
@@ -170,12 +170,17 @@ pub fn update_beside(
     deform: bool,
     beside: impl FnOnce() + Send,
 ) {
-    let mut beside = Some(beside);
-    if load(grid, base, ws) && settle_beside(p, grid.ds, ws, dt, deform, &mut beside) {
+    // the side job from the start: the load reads the soil, the side job neither the
+    // soil nor the workspace (a wheel's next scan conversion at 1 cm takes longer than
+    // the first part alone; a helper that took it is hot again for the fields' spread)
+    let ds = grid.ds;
+    let soil = &*grid;
+    let (first, ()) = crate::parallel::join(
+        || load(soil, base, ws).then(|| sources(p, ds, ws, dt, deform)),
+        beside,
+    );
+    if first.is_some_and(|done| after_sources(p, ds, ws, done)) {
         commit(grid, base, ws);
-    }
-    if let Some(f) = beside.take() {
-        f();
     }
 }
 
@@ -294,25 +299,13 @@ fn load_classes(grid: &SoilGrid, ws: &mut Workspace) -> bool {
 /// shear displacement, plastic flow, deposition and erosion. True if [`commit`] has
 /// anything to write.
 pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> bool {
-    settle_beside(p, ds, ws, dt, deform, &mut None::<fn()>)
+    let done = sources(p, ds, ws, dt, deform);
+    after_sources(p, ds, ws, done)
 }
 
-/// [`settle`], taking `side_job` (the `beside` of [`update_beside`]) to run beside
-/// its first part ([`sources`]).
-fn settle_beside<F: FnOnce() + Send>(
-    p: &SoilParams,
-    ds: f64,
-    ws: &mut Workspace,
-    dt: f64,
-    deform: bool,
-    side_job: &mut Option<F>,
-) -> bool {
-    // the side job beside the first part (it needs nothing of it); a helper that
-    // takes it is hot again for the fields' spread
-    let done = match side_job.take() {
-        Some(f) => crate::parallel::join(|| sources(p, ds, ws, dt, deform), f).0,
-        None => sources(p, ds, ws, dt, deform),
-    };
+/// [`settle`] after its first part, [`sources`], returned `done`: the fields' spread
+/// and the erosion unless that part settled it.
+fn after_sources(p: &SoilParams, ds: f64, ws: &mut Workspace, done: Option<bool>) -> bool {
     match done {
         Some(result) => result,
         None => {
