@@ -1149,12 +1149,34 @@ pub fn evaluate(
             total.merge(&c.0);
         }
     } else {
-        // summed as they come, in node order
-        for (m, (&k, fo)) in ws.nodes.iter().zip(ws.foot.iter_mut()).enumerate() {
-            let (f, o) = node.force(m, k as usize);
-            *fo = f;
-            total.merge(&o);
+        // summed as they come, in node order; the side pressure beside them on a
+        // helper (it reads the mesh and the soil heights, which the nodes do not need)
+        let (nodes, foot) = (&ws.nodes, &mut ws.foot);
+        let mut forces = || {
+            let mut total = NodeOut::default();
+            for (m, (&k, fo)) in nodes.iter().zip(foot.iter_mut()).enumerate() {
+                let (f, o) = node.force(m, k as usize);
+                *fo = f;
+                total.merge(&o);
+            }
+            total
+        };
+        let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
+        let side = || side_force(p, grid, base, mesh, motion, raster, world, soils, z_top);
+        let (nodes_total, side) = if p.side_pressure && !ws.raster.side.is_empty() {
+            crate::parallel::join(forces, side)
+        } else {
+            (forces(), None)
+        };
+        total = nodes_total;
+        total.add_to(&mut res);
+        if let Some((f, t)) = side {
+            res.force += f;
+            res.torque += t;
         }
+        ws.result = res;
+        ws.body_v = [motion.v.x, motion.v.y];
+        return ws.result;
     }
     total.add_to(&mut res);
     ws.result = res;
@@ -1174,18 +1196,40 @@ fn add_side_pressure(
     ws: &mut Workspace,
     z_top: f64,
 ) {
-    if !p.side_pressure || ws.raster.side.is_empty() {
-        return;
+    let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
+    if let Some((f, t)) = side_force(p, grid, base, mesh, motion, raster, world, soils, z_top) {
+        ws.result.force += f;
+        ws.result.torque += t;
     }
-    let (r, ds) = (&ws.raster, grid.ds);
+}
+
+/// The passive earth pressure on the side faces of the scan conversion `r` (mesh
+/// vertices in world `world`, soil classes `soils`): force, N, and torque about the
+/// body's origin, N m (world frame); None when there is none to work out.
+#[allow(clippy::too_many_arguments)]
+fn side_force(
+    p: &SoilParams,
+    grid: &SoilGrid,
+    base: &Surface,
+    mesh: &TriMesh,
+    motion: &BodyMotion,
+    r: &Raster,
+    world: &[Vector3<f64>],
+    soils: &[NodeSoil],
+    z_top: f64,
+) -> Option<(Vector3<f64>, Vector3<f64>)> {
+    if !p.side_pressure || r.side.is_empty() {
+        return None;
+    }
+    let ds = grid.ds;
     let (f, t) = side_pressure(
         p,
         grid,
         base,
-        &ws.soils,
-        &ws.world,
+        soils,
+        world,
         &mesh.triangles,
-        &ws.raster.side,
+        &r.side,
         motion.iso.translation.vector,
         motion.v,
         motion.w,
@@ -1203,6 +1247,5 @@ fn add_side_pressure(
                 && r.zmin[(j * r.rect.nx + i) as usize] < f64::INFINITY
         },
     );
-    ws.result.force += f;
-    ws.result.torque += t;
+    Some((f, t))
 }
