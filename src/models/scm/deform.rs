@@ -12,7 +12,9 @@ use super::contact::Workspace;
 use super::erosion::{add_soil, erode_window};
 use super::grid::SoilGrid;
 use super::rect::outside;
-use super::update_state::Runs;
+use super::update_state::{RadialField, Runs};
+use std::sync::atomic::{AtomicU8, Ordering::Acquire, Ordering::Release};
+use std::sync::{Mutex, PoisonError};
 use super::pressure::{bekker, plastic_sinkage};
 use super::SoilParams;
 use crate::geometry::terrain::Surface;
@@ -170,17 +172,73 @@ pub fn update_beside(
     deform: bool,
     beside: impl FnOnce() + Send,
 ) {
-    // the side job from the start: the load reads the soil, the side job neither the
+    // The side job from the start: the load reads the soil, the side job neither the
     // soil nor the workspace (a wheel's next scan conversion at 1 cm takes longer than
-    // the first part alone; a helper that took it is hot again for the fields' spread)
+    // the load and the first part). Then the helper spreads the radial field as soon
+    // as the first part has put in its sources, while this thread walks the parallel
+    // field: neither waits for the other's first piece to end.
     let ds = grid.ds;
     let soil = &*grid;
+    let radial = Mutex::new(std::mem::take(&mut ws.radial));
+    let ready = AtomicU8::new(PENDING);
     let (first, ()) = crate::parallel::join(
-        || load(soil, base, ws).then(|| sources(p, ds, ws, dt, deform)),
-        beside,
+        || {
+            // NOTHING unless set below, also when this panics (the helper waits on it)
+            let mut signal = Signal(&ready, NOTHING);
+            if !load(soil, base, ws) {
+                return None;
+            }
+            let done = {
+                let mut rf = radial.lock().unwrap_or_else(PoisonError::into_inner);
+                sources(p, ds, ws, &mut rf, dt, deform)
+            };
+            if done.is_none() {
+                signal.1 = SPREAD;
+            }
+            drop(signal);
+            if done.is_none() {
+                walk(ws);
+            }
+            Some(done)
+        },
+        || {
+            beside();
+            loop {
+                match ready.load(Acquire) {
+                    PENDING => std::hint::spin_loop(),
+                    SPREAD => break radial.lock().unwrap_or_else(PoisonError::into_inner).spread(),
+                    _ => break,
+                }
+            }
+        },
     );
-    if first.is_some_and(|done| after_sources(p, ds, ws, done)) {
+    ws.radial = radial.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let prepared = match first {
+        None => false,
+        Some(Some(result)) => result,
+        Some(None) => {
+            deposit(ws);
+            erode_window(p, ds, ws);
+            true
+        }
+    };
+    if prepared {
         commit(grid, base, ws);
+    }
+}
+
+/// The states of the radial field's hand-over in [`update_beside`]: the first part
+/// still runs; its sources are in, spread them; nothing to spread.
+const PENDING: u8 = 0;
+const SPREAD: u8 = 1;
+const NOTHING: u8 = 2;
+
+/// Stores its value into its flag when dropped (also on unwinding).
+struct Signal<'a>(&'a AtomicU8, u8);
+
+impl Drop for Signal<'_> {
+    fn drop(&mut self) {
+        self.0.store(self.1, Release);
     }
 }
 
@@ -299,13 +357,9 @@ fn load_classes(grid: &SoilGrid, ws: &mut Workspace) -> bool {
 /// shear displacement, plastic flow, deposition and erosion. True if [`commit`] has
 /// anything to write.
 pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> bool {
-    let done = sources(p, ds, ws, dt, deform);
-    after_sources(p, ds, ws, done)
-}
-
-/// [`settle`] after its first part, [`sources`], returned `done`: the fields' spread
-/// and the erosion unless that part settled it.
-fn after_sources(p: &SoilParams, ds: f64, ws: &mut Workspace, done: Option<bool>) -> bool {
+    let mut rf = std::mem::take(&mut ws.radial);
+    let done = sources(p, ds, ws, &mut rf, dt, deform);
+    ws.radial = rf;
     match done {
         Some(result) => result,
         None => {
@@ -317,9 +371,17 @@ fn after_sources(p: &SoilParams, ds: f64, ws: &mut Workspace, done: Option<bool>
 }
 
 /// The first part of [`settle`]: shear displacement and plastic flow, with the
-/// parallel field's walks and the radial field's sources. Some(result of settle): no
-/// flow follows (no deformation, no footprint or no border; erosion done where due).
-fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> Option<bool> {
+/// parallel field's walks and the radial field's sources (into `rf`, the workspace's
+/// radial field taken out of it). Some(result of settle): no flow follows (no
+/// deformation, no footprint or no border; erosion done where due).
+fn sources(
+    p: &SoilParams,
+    ds: f64,
+    ws: &mut Workspace,
+    rf: &mut RadialField,
+    dt: f64,
+    deform: bool,
+) -> Option<bool> {
     let rect = ws.rect;
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
@@ -412,7 +474,6 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
         along * along <= 0.5 * (di * di + dj * dj) * (speed * speed)
     };
     let moving = speed > RADIAL_REST_SPEED && ws.border.iter().any(|&b| beside(b));
-    let rf = &mut ws.radial;
     rf.nodes.clear();
     rf.i.clear();
     rf.j.clear();
@@ -473,7 +534,7 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
         if radial > 0.0 {
             let (i, j) = (i as usize, j as usize);
             let c = (j / CLUSTER) * ncx + i / CLUSTER;
-            ws.radial.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
+            rf.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
         }
     }
     None
@@ -483,22 +544,29 @@ fn sources(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -
 /// spread (on a helper thread: it reads the sources and the fed nodes' coordinates,
 /// and hands back one amount per fed node), and the deposits.
 fn spread(ws: &mut Workspace) {
+    let mut rf = std::mem::take(&mut ws.radial);
+    crate::parallel::join(|| walk(ws), || rf.spread());
+    ws.radial = rf;
+    deposit(ws);
+}
+
+/// The parallel field's walks: each one's soil onto the border node it reaches.
+fn walk(ws: &mut Workspace) {
     let (nx, ny) = (ws.rect.nx as usize, ws.rect.ny as usize);
     let (mask, runs, walks) = (&ws.mask, &mut ws.runs, &ws.walks);
     let (deposit, deposited) = (&mut ws.deposit, &mut ws.deposited);
-    let rf = &mut ws.radial;
-    crate::parallel::join(
-        || {
-            for &([i, j], dx, dy, amount) in walks {
-                let q = march(mask, runs, nx, ny, (i as usize, j as usize), dx, dy);
-                if deposit[q] == 0.0 {
-                    deposited.push(q as u32);
-                }
-                deposit[q] += amount;
-            }
-        },
-        || rf.spread(),
-    );
+    for &([i, j], dx, dy, amount) in walks {
+        let q = march(mask, runs, nx, ny, (i as usize, j as usize), dx, dy);
+        if deposit[q] == 0.0 {
+            deposited.push(q as u32);
+        }
+        deposit[q] += amount;
+    }
+}
+
+/// After the walks ([`walk`]) and the radial field's spread: the radial field's soil
+/// added to the walks' deposits, then every deposit onto its node.
+fn deposit(ws: &mut Workspace) {
     for (&b, &r) in ws.radial.nodes.iter().zip(&ws.radial.receive) {
         if r > 0.0 {
             let d = &mut ws.deposit[b as usize];
