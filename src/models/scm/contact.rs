@@ -1168,8 +1168,7 @@ pub fn evaluate(
         } else {
             (forces(), None)
         };
-        total = nodes_total;
-        total.add_to(&mut res);
+        nodes_total.add_to(&mut res);
         if let Some((f, t)) = side {
             res.force += f;
             res.torque += t;
