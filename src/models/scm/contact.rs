@@ -1121,8 +1121,8 @@ pub fn evaluate(
     let count = ws.nodes.len();
     // (every node's entry is written below: only new ones need a value here)
     ws.foot.resize(count, FootNode::default());
-    let mut total = NodeOut::default();
-    if count >= PARALLEL_NODES {
+    // the nodes' totals, and the side faces' passive earth pressure added after them
+    let (total, side) = if count >= PARALLEL_NODES {
         // per chunk of PARALLEL_CHUNK nodes its own sums, in node order; the chunks'
         // sums in chunk order: the same bits for any thread count (the chunks do not
         // depend on it), and little crosses between cores
@@ -1145,9 +1145,13 @@ pub fn evaluate(
                 sum.0 = part;
             },
         );
+        let mut total = NodeOut::default();
         for c in &ws.chunk_sums {
             total.merge(&c.0);
         }
+        let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
+        let side = side_force(p, grid, base, mesh, motion, raster, world, soils, z_top);
+        (total, side)
     } else {
         // summed as they come, in node order; the side pressure beside them on a
         // helper (it reads the mesh and the soil heights, which the nodes do not need)
@@ -1162,25 +1166,21 @@ pub fn evaluate(
             total
         };
         let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
-        let side = || side_force(p, grid, base, mesh, motion, raster, world, soils, z_top);
-        let (nodes_total, side) = if p.side_pressure && !ws.raster.side.is_empty() {
-            crate::parallel::join(forces, side)
+        if p.side_pressure && !raster.side.is_empty() {
+            crate::parallel::join(forces, || {
+                side_force(p, grid, base, mesh, motion, raster, world, soils, z_top)
+            })
         } else {
             (forces(), None)
-        };
-        nodes_total.add_to(&mut res);
-        if let Some((f, t)) = side {
-            res.force += f;
-            res.torque += t;
         }
-        ws.result = res;
-        ws.body_v = [motion.v.x, motion.v.y];
-        return ws.result;
-    }
+    };
     total.add_to(&mut res);
+    if let Some((f, t)) = side {
+        res.force += f;
+        res.torque += t;
+    }
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];
-    add_side_pressure(p, grid, base, mesh, motion, ws, z_top);
     ws.result
 }
 
