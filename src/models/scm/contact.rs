@@ -313,6 +313,9 @@ pub struct Workspace {
     gamma: Vec<f64>,
     /// z^n of each footprint node (its sinkage to the Bekker exponent).
     zn: Vec<f64>,
+    /// The share of its shear strength each footprint node mobilizes (see
+    /// [`mobilized`]): worked out beside z^n, where the loads leave the node's j.
+    mobilized: Vec<f64>,
     /// Soil each window node receives in a soil update, m; zero between updates.
     pub(crate) deposit: Vec<f64>,
     /// The window nodes with a deposit, each once.
@@ -555,11 +558,11 @@ struct NodeInput<'a> {
     zmin: &'a [f64],
     h: &'a [f64],
     zp: &'a [f64],
-    j: &'a [f64],
     face: &'a [u32],
     face_normal: &'a [Vector3<f64>],
     gamma: &'a [f64],
     zn: &'a [f64],
+    mobilized: &'a [f64],
     /// Grid column and row of each footprint node.
     cells: &'a [(i32, i32)],
 }
@@ -603,7 +606,7 @@ impl NodeInput<'_> {
             // node sliding faster than 22 v_shear needs no call
             let s = speed / p.v_shear;
             let reg = if s >= 22.0 { 1.0 } else { pmath::tanh(s) };
-            let tau = tau_max * (1.0 - pmath::exp(-self.j[k] / p.k_shear)) * reg;
+            let tau = tau_max * self.mobilized[m] * reg;
             f -= v_t * (tau * a_i / speed);
         }
         let slope = if plastic {
@@ -629,6 +632,43 @@ impl NodeInput<'_> {
                 c_zz: p.damping * a_i * nz * nz,
             },
         )
+    }
+}
+
+/// z^n of the sinkage `z(k)` (m) of each node k of `nodes`, into `zn`: [`bekker`] with
+/// k = 1, four nodes at a time where the processor can ([`pmath::powf_in_place`], the
+/// same bits). Returns the largest sinkage (0 for none).
+fn sinkage_powers(nodes: &[u32], zn: &mut [f64], n: f64, z: impl Fn(usize) -> f64) -> f64 {
+    let (mut z_max, mut all_positive) = (0.0f64, true);
+    for (&k, x) in nodes.iter().zip(zn.iter_mut()) {
+        let s = z(k as usize);
+        *x = s;
+        z_max = z_max.max(s);
+        all_positive &= s > 0.0;
+    }
+    pmath::powf_in_place(zn, n);
+    if !all_positive {
+        // no sinkage, no pressure
+        for (&k, x) in nodes.iter().zip(zn.iter_mut()) {
+            if !(z(k as usize) > 0.0) {
+                *x = 0.0;
+            }
+        }
+    }
+    z_max
+}
+
+/// The share of its shear strength each node k of `nodes` mobilizes at shear
+/// displacement `j(k)` (m), shear modulus `k_shear` (m), into `mob`: Janosi-Hanamoto's
+/// 1 - e^(-j/K) of eq. (8), four nodes at a time where the processor can
+/// ([`pmath::exp_in_place`], the same bits).
+fn mobilized(nodes: &[u32], mob: &mut [f64], k_shear: f64, j: impl Fn(usize) -> f64) {
+    for (&k, m) in nodes.iter().zip(mob.iter_mut()) {
+        *m = -j(k as usize) / k_shear;
+    }
+    pmath::exp_in_place(mob);
+    for m in mob {
+        *m = 1.0 - *m;
     }
 }
 
@@ -950,6 +990,9 @@ pub fn evaluate(
     };
     ws.zn.resize(count, 0.0);
     let (zn_head, zn_tail) = ws.zn.split_at_mut(count - tail);
+    ws.mobilized.resize(count, 0.0);
+    let (mob_head, mob_tail) = ws.mobilized.split_at_mut(count - tail);
+    let k_shear = p.k_shear;
     let (nodes_head, nodes_tail) = ws.nodes.split_at(count - tail);
     // the window's rows from the tail's first node on
     let tail_j = nodes_tail
@@ -971,14 +1014,8 @@ pub fn evaluate(
             return 0.0;
         }
         grid.load_state(&tail_rows, tail_zp, tail_js);
-        let mut z_max = 0.0f64;
-        for (&k, x) in nodes_tail.iter().zip(zn_tail.iter_mut()) {
-            let k = k as usize;
-            let z = h[k] + tail_zp[k - tail_off] - zmin[k];
-            *x = bekker(1.0, p.n, z);
-            z_max = z_max.max(z);
-        }
-        z_max
+        mobilized(nodes_tail, mob_tail, k_shear, |k| tail_js[k - tail_off]);
+        sinkage_powers(nodes_tail, zn_tail, p.n, |k| h[k] + tail_zp[k - tail_off] - zmin[k])
     };
     let soil = &ws.soils;
     let (zp, js, class, k_b, cached_al) = (
@@ -992,11 +1029,9 @@ pub fn evaluate(
         // the rest of the soil state (the heights are those of the detection, moved
         // with the window)
         grid.load_state(&rect, zp, js);
-        let zp = &*zp;
-        let sinkage = |k: u32| {
-            let k = k as usize;
-            h[k] + zp[k] - zmin[k]
-        };
+        let (zp, js) = (&*zp, &*js);
+        let sinkage = |k: usize| h[k] + zp[k] - zmin[k];
+        mobilized(nodes_head, mob_head, k_shear, |k| js[k]);
         if new_footprint {
             *cached_al = area_and_contour(mask, nx, nodes);
         }
@@ -1019,19 +1054,16 @@ pub fn evaluate(
         let mut p_mean = 0.0;
         let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
         if class.is_empty() {
-            let (n, k_b) = (p.n, k_b[0]);
-            for (&k, x) in nodes_head.iter().zip(zn_head.iter_mut()) {
-                // z^n, once per node (reused for its yield pressure below)
-                let z = sinkage(k);
-                *x = bekker(1.0, n, z);
-                p_mean += k_b * *x;
-                z_max = z_max.max(z);
+            // z^n, once per node (reused for its yield pressure below)
+            z_max = sinkage_powers(nodes_head, zn_head, p.n, sinkage);
+            for &x in zn_head.iter() {
+                p_mean += k_b[0] * x;
             }
         } else {
             for (&k, x) in nodes_head.iter().zip(zn_head.iter_mut()) {
                 let c = class[k as usize] as usize;
                 let s = &soil[c];
-                let z = sinkage(k);
+                let z = sinkage(k as usize);
                 *x = bekker(1.0, s.n, z);
                 p_mean += k_b[c] * *x;
                 c_sum += s.c;
@@ -1111,11 +1143,11 @@ pub fn evaluate(
         zmin: &ws.raster.zmin,
         h: &ws.h,
         zp: &ws.zp,
-        j: &ws.j,
         face: &ws.raster.face,
         face_normal: &ws.raster.face_normal,
         gamma: &ws.gamma,
         zn: &ws.zn,
+        mobilized: &ws.mobilized,
         cells: &ws.cached_nodes,
     };
     let count = ws.nodes.len();
