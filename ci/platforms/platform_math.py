@@ -4,7 +4,8 @@ library, to measure what the portable math costs (docs/platforms.md, "What the p
 math costs").
 
 In the copy, `src/pmath.rs` calls `f64::sin`, `exp`, `ln`, `powf`, `hypot`, ... (glibc on
-Linux) instead of the `libm` crate and `src/pmath/exp_ln.rs`, and the runtime is linked
+Linux) instead of the `libm` crate and `src/pmath/exp_ln.rs` (and `src/pmath/batch.rs`
+takes them element by element, without its four-lane versions), and the runtime is linked
 without the `--wrap=exp,--wrap=log` of fmu-template/build.rs. Everything else is the
 same source.
 
@@ -48,6 +49,14 @@ def main():
     if n != 1:
         sys.exit(f"{pmath}: hypot not found: update ci/platforms/platform_math.py")
     pmath.write_text(s)
+    # the four-lane versions (src/pmath/batch.rs) off: every element by the calls above
+    batch = root / "src" / "pmath" / "batch.rs"
+    t = batch.read_text()
+    for a in ("simd::exp(x)", "simd::powf(x, y)"):
+        if a not in t:
+            sys.exit(f"{batch}: `{a}` not found: update ci/platforms/platform_math.py")
+        t = t.replace(a, "0")
+    batch.write_text(t)
     build = root / "fmu-template" / "build.rs"
     b = build.read_text()
     wrap = 'println!("cargo:rustc-cdylib-link-arg=-Wl,--wrap=exp,--wrap=log");'
