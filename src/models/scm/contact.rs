@@ -23,6 +23,8 @@ use super::{ceil_i32, floor_i32, SoilParams};
 use crate::geometry::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
 
+mod four_nodes;
+
 /// Nodes of margin around a footprint window: room for the deposition ring and erosion
 /// (at least; see [`update_margin`]).
 pub const MARGIN: i32 = 6;
@@ -1170,13 +1172,7 @@ pub fn evaluate(
             &mut ws.chunk_sums,
             |c, foot, sum| {
                 let m0 = c * PARALLEL_CHUNK;
-                let mut part = NodeOut::default();
-                for (o, fo) in foot.iter_mut().enumerate() {
-                    let (f, out) = node.force(m0 + o, nodes[m0 + o] as usize);
-                    *fo = f;
-                    part.merge(&out);
-                }
-                sum.0 = part;
+                sum.0 = four_nodes::run(&node, m0, &nodes[m0..m0 + foot.len()], foot);
             },
         );
         let mut total = NodeOut::default();
@@ -1190,15 +1186,7 @@ pub fn evaluate(
         // summed as they come, in node order; the side pressure beside them on a
         // helper (it reads the mesh and the soil heights, which the nodes do not need)
         let (nodes, foot) = (&ws.nodes, &mut ws.foot);
-        let mut forces = || {
-            let mut total = NodeOut::default();
-            for (m, (&k, fo)) in nodes.iter().zip(foot.iter_mut()).enumerate() {
-                let (f, o) = node.force(m, k as usize);
-                *fo = f;
-                total.merge(&o);
-            }
-            total
-        };
+        let mut forces = || four_nodes::run(&node, 0, nodes, foot);
         let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
         if p.side_pressure && !raster.side.is_empty() {
             crate::parallel::join(forces, || {
