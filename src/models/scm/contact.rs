@@ -1361,7 +1361,7 @@ mod tests {
         let vertices: Vec<Vector3<f64>> = (0..n * n)
             .map(|k| {
                 let (x, y) = ((k % n) as f64 * 0.013, (k / n) as f64 * 0.011);
-                Vector3::new(x, y, 0.05 * (9.0 * x).sin() * (7.0 * y).cos() + 0.2 * x)
+                Vector3::new(x, y, 0.05 * pmath::sin(9.0 * x) * pmath::cos(7.0 * y) + 0.2 * x)
             })
             .collect();
         let mut triangles = Vec::new();
