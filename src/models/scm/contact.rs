@@ -159,29 +159,18 @@ impl FaceGroups {
             self.start.clear();
             self.verts.clear();
             self.start.push(0);
+            let mut group = Vec::with_capacity(3 * GROUP);
             for faces in mesh.triangles.chunks(GROUP) {
-                let from = self.verts.len();
-                self.verts.extend(faces.iter().flatten());
-                self.verts[from..].sort_unstable();
-                let unique = dedup_len(&mut self.verts[from..]);
-                self.verts.truncate(from + unique);
+                group.clear();
+                group.extend(faces.iter().flatten());
+                group.sort_unstable();
+                group.dedup();
+                self.verts.extend_from_slice(&group);
                 self.start.push(self.verts.len() as u32);
             }
         }
         self
     }
-}
-
-/// Moves the distinct values of the sorted `v` to its front; returns their count.
-fn dedup_len(v: &mut [u32]) -> usize {
-    let mut n = 0;
-    for i in 0..v.len() {
-        if n == 0 || v[i] != v[n - 1] {
-            v[n] = v[i];
-            n += 1;
-        }
-    }
-    n
 }
 
 /// Whether a face with the normal `n` of its winding (outward; length `len`) is a
@@ -884,7 +873,6 @@ pub fn evaluate(
     ws: &mut Workspace,
 ) -> ContactResult {
     let ds = grid.ds;
-    // the evaluation's window buffers (a soil update may have left its own in place)
     // the evaluation's window buffers back in place after a soil update (the
     // update's stay aside, for its next window)
     if ws.update_bufs.swapped {
@@ -1358,7 +1346,7 @@ mod tests {
     fn face_groups_keep_what_face_by_face_keeps() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
         let n = 24;
-        let vertices: Vec<Vector3<f64>> = (0..n * n)
+        let mut vertices: Vec<Vector3<f64>> = (0..n * n)
             .map(|k| {
                 let (x, y) = ((k % n) as f64 * 0.013, (k / n) as f64 * 0.011);
                 Vector3::new(x, y, 0.05 * pmath::sin(9.0 * x) * pmath::cos(7.0 * y) + 0.2 * x)
@@ -1377,8 +1365,19 @@ mod tests {
                 });
             }
         }
-        // a vertical face: a side face
+        // a face of zero area: neither kept nor a side face
         triangles.push([0, 1, 0]);
+        // faces at heights through the sheet's: vertical ones (a grouser's flanks) and
+        // ones facing up with n_z / |n| = 0.29 (side faces), and with 0.83 (not)
+        for m in 0..24 {
+            let (x, z) = (m as f64 * 0.012, -0.08 + m as f64 * 0.015);
+            let dx = [0.0, -0.3, -1.5][m % 3] * 0.03;
+            let k = vertices.len() as u32;
+            vertices.push(Vector3::new(x, 0.3, z));
+            vertices.push(Vector3::new(x, 0.33, z));
+            vertices.push(Vector3::new(x + dx, 0.3, z + 0.03));
+            triangles.push([k, k + 1, k + 2]);
+        }
         let ordered = TriMesh {
             vertices: vertices.clone(),
             triangles: triangles.clone(),
@@ -1396,13 +1395,14 @@ mod tests {
             nx: 100,
             ny: 100,
         };
-        let mut left_out = 0;
+        let (mut left_out, mut sides) = (0, 0);
         for mesh in [&ordered, &shuffled] {
             for z_top in [-0.2, -0.03, 0.0, 0.02, 0.05, 0.1, 0.3] {
                 let mut r = Raster::default();
                 let got = scan_convert(&mut r, &mesh.vertices, mesh, 0.01, &extent, z_top);
                 // face by face
-                let (mut kept, mut lo_excluded) = (Vec::new(), f64::INFINITY);
+                let (mut kept, mut side) = (Vec::new(), Vec::new());
+                let (mut hi_kept, mut lo_excluded) = (f64::NEG_INFINITY, f64::INFINITY);
                 for (f, t) in mesh.triangles.iter().enumerate() {
                     let lowest = t
                         .iter()
@@ -1414,14 +1414,23 @@ mod tests {
                     }
                     let [a, b, c] = t.map(|k| mesh.vertices[k as usize]);
                     let nrm = (b - a).cross(&(c - a));
-                    if nrm.norm() > 0.0 && nrm.z.abs() > 1e-12 * nrm.norm() {
+                    let len = nrm.norm();
+                    if len > 0.0 && is_side_face(&nrm, len) {
+                        side.push(f as u32);
+                        hi_kept = hi_kept.max(lowest);
+                    }
+                    if len > 0.0 && nrm.z.abs() > 1e-12 * len {
                         kept.push(f as u32);
+                        hi_kept = hi_kept.max(lowest);
                     }
                 }
                 assert_eq!(r.kept, kept, "z_top {z_top}");
+                assert_eq!(r.side, side, "z_top {z_top}");
+                sides += side.len();
                 assert_eq!(got.is_some(), !kept.is_empty());
                 if got.is_some() {
                     assert_eq!(r.lo_excluded, lo_excluded, "z_top {z_top}");
+                    assert_eq!(r.hi_kept, hi_kept, "z_top {z_top}");
                 }
                 let groups = &r.groups;
                 left_out += (0..groups.start.len() - 1)
@@ -1433,15 +1442,8 @@ mod tests {
                     .count();
             }
         }
-        // groups were left out whole
+        // groups were left out whole, and side faces found
         assert!(left_out > 20, "{left_out}");
-    }
-
-    #[test]
-    fn dedup_len_keeps_each_value_once() {
-        let mut v = [1, 1, 2, 5, 5, 5, 7];
-        assert_eq!(dedup_len(&mut v), 4);
-        assert_eq!(v[..4], [1, 2, 5, 7]);
-        assert_eq!(dedup_len(&mut []), 0);
+        assert!(sides > 40, "{sides}");
     }
 }
