@@ -12,13 +12,11 @@ use super::contact::Workspace;
 use super::erosion::{add_soil, erode_window};
 use super::grid::SoilGrid;
 use super::rect::outside;
-use super::update_state::{RadialField, Runs};
-use std::sync::atomic::{AtomicU8, Ordering::Acquire, Ordering::Release};
-use std::sync::{Mutex, PoisonError};
+use super::update_state::{RadialHandoff, Runs};
+use std::sync::atomic::Ordering::Release;
 use super::pressure::{bekker, plastic_sinkage};
 use super::SoilParams;
 use crate::geometry::terrain::Surface;
-use nalgebra::Vector3;
 
 /// Below this speed of its origin (m/s) a body's radial field feeds its whole border.
 pub const RADIAL_REST_SPEED: f64 = 1e-3;
@@ -174,45 +172,39 @@ pub fn update_beside(
 ) {
     // The side job from the start: the load reads the soil, the side job neither the
     // soil nor the workspace (a wheel's next scan conversion at 1 cm takes longer than
-    // the load and the first part). Then the helper spreads the radial field as soon
-    // as the first part has put in its sources, while this thread walks the parallel
-    // field: neither waits for the other's first piece to end.
+    // the load and the first part). Then the helper spreads the radial field's
+    // sources, block row by block row as the first part finishes them, while this
+    // thread goes on and then walks the parallel field.
     let ds = grid.ds;
     let soil = &*grid;
-    let radial = Mutex::new(std::mem::take(&mut ws.radial));
-    let ready = AtomicU8::new(PENDING);
-    let (first, ()) = crate::parallel::join(
+    let handoff = RadialHandoff::default();
+    let mut out = std::mem::take(&mut ws.radial.out);
+    let (first, out) = crate::parallel::join(
         || {
-            // NOTHING unless set below, also when this panics (the helper waits on it)
-            let mut signal = Signal(&ready, NOTHING);
+            // the helper stops waiting unless every block was handed over, also when
+            // this panics
+            let mut guard = GiveUp(&handoff, true);
             if !load(soil, base, ws) {
                 return None;
             }
-            let done = {
-                let mut rf = radial.lock().unwrap_or_else(PoisonError::into_inner);
-                sources(p, ds, ws, &mut rf, dt, deform)
-            };
+            let done = sources(p, ds, ws, &handoff, dt, deform);
             if done.is_none() {
-                signal.1 = SPREAD;
-            }
-            drop(signal);
-            if done.is_none() {
+                guard.1 = false;
+                drop(guard);
                 walk(ws);
             }
             Some(done)
         },
         || {
             beside();
-            loop {
-                match ready.load(Acquire) {
-                    PENDING => std::hint::spin_loop(),
-                    SPREAD => break radial.lock().unwrap_or_else(PoisonError::into_inner).spread(),
-                    _ => break,
-                }
-            }
+            out.follow(&handoff);
+            out
         },
     );
-    ws.radial = radial.into_inner().unwrap_or_else(PoisonError::into_inner);
+    ws.radial.out = out;
+    if let Some(src) = handoff.sources.into_inner() {
+        ws.radial.src = src;
+    }
     let prepared = match first {
         None => false,
         Some(Some(result)) => result,
@@ -227,18 +219,15 @@ pub fn update_beside(
     }
 }
 
-/// The states of the radial field's hand-over in [`update_beside`]: the first part
-/// still runs; its sources are in, spread them; nothing to spread.
-const PENDING: u8 = 0;
-const SPREAD: u8 = 1;
-const NOTHING: u8 = 2;
+/// Tells the radial field's spread, when dropped armed (also on unwinding), that no
+/// more blocks come.
+struct GiveUp<'a>(&'a RadialHandoff, bool);
 
-/// Stores its value into its flag when dropped (also on unwinding).
-struct Signal<'a>(&'a AtomicU8, u8);
-
-impl Drop for Signal<'_> {
+impl Drop for GiveUp<'_> {
     fn drop(&mut self) {
-        self.0.store(self.1, Release);
+        if self.1 {
+            self.0.gave_up.store(true, Release);
+        }
     }
 }
 
@@ -357,9 +346,11 @@ fn load_classes(grid: &SoilGrid, ws: &mut Workspace) -> bool {
 /// shear displacement, plastic flow, deposition and erosion. True if [`commit`] has
 /// anything to write.
 pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool) -> bool {
-    let mut rf = std::mem::take(&mut ws.radial);
-    let done = sources(p, ds, ws, &mut rf, dt, deform);
-    ws.radial = rf;
+    let handoff = RadialHandoff::default();
+    let done = sources(p, ds, ws, &handoff, dt, deform);
+    if let Some(src) = handoff.sources.into_inner() {
+        ws.radial.src = src;
+    }
     match done {
         Some(result) => result,
         None => {
@@ -371,14 +362,15 @@ pub fn settle(p: &SoilParams, ds: f64, ws: &mut Workspace, dt: f64, deform: bool
 }
 
 /// The first part of [`settle`]: shear displacement and plastic flow, with the
-/// parallel field's walks and the radial field's sources (into `rf`, the workspace's
-/// radial field taken out of it). Some(result of settle): no flow follows (no
+/// parallel field's walks and the radial field's sources (handed over to `handoff`:
+/// the workspace's, moved there with their fed nodes, then block row by block row).
+/// Some(result of settle; nothing handed over): no flow follows (no
 /// deformation, no footprint or no border; erosion done where due).
 fn sources(
     p: &SoilParams,
     ds: f64,
     ws: &mut Workspace,
-    rf: &mut RadialField,
+    handoff: &RadialHandoff,
     dt: f64,
     deform: bool,
 ) -> Option<bool> {
@@ -388,8 +380,11 @@ fn sources(
     // the footprint's columns and rows: runs and border lie there and one node around
     debug_assert_eq!(ws.foot_ij.len(), ws.foot.len());
     let (mut i0, mut i1, mut j0, mut j1) = (usize::MAX, 0, usize::MAX, 0);
+    // (they come row by row, from the evaluation's pass over its window)
+    let mut rows_in_order = true;
     for &[i, j] in &ws.foot_ij {
         let (i, j) = (i as usize, j as usize);
+        rows_in_order &= j >= j1;
         (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
     }
     ws.runs
@@ -474,6 +469,7 @@ fn sources(
         along * along <= 0.5 * (di * di + dj * dj) * (speed * speed)
     };
     let moving = speed > RADIAL_REST_SPEED && ws.border.iter().any(|&b| beside(b));
+    let rf = &mut ws.radial.src;
     rf.nodes.clear();
     rf.i.clear();
     rf.j.clear();
@@ -485,11 +481,20 @@ fn sources(
         }
     }
     let ncx = nx.div_ceil(CLUSTER);
-    rf.cluster.clear();
-    rf.cluster
-        .resize(ncx * ny.div_ceil(CLUSTER), Vector3::zeros());
+    let blocks = ncx * ny.div_ceil(CLUSTER);
+    rf.clear_blocks(blocks);
+    // handed over; its blocks below, each block row once the pass has come to a node
+    // of a later one (or all at the end, were the nodes not in row order)
+    let rf = handoff.sources.get_or_init(|| std::mem::take(rf));
+    debug_assert!(rows_in_order, "footprint nodes out of row order");
+    let mut block_row = if rows_in_order { 0 } else { usize::MAX };
     ws.walks.clear();
     for ((f, &k), &[i, j]) in ws.foot.iter().zip(&ws.foot_k).zip(&ws.foot_ij) {
+        let row = j as usize / CLUSTER;
+        if row > block_row {
+            block_row = row;
+            handoff.done.store(row * ncx, Release);
+        }
         let k = k as usize;
         let z = ws.h[k] + ws.zp[k] - f.zmin;
         if f.zmin >= ws.h[k] {
@@ -534,9 +539,10 @@ fn sources(
         if radial > 0.0 {
             let (i, j) = (i as usize, j as usize);
             let c = (j / CLUSTER) * ncx + i / CLUSTER;
-            rf.cluster[c] += Vector3::new(radial, radial * i as f64, radial * j as f64);
+            rf.add(c, [radial, radial * i as f64, radial * j as f64]);
         }
     }
+    handoff.done.store(blocks, Release);
     None
 }
 
@@ -545,7 +551,7 @@ fn sources(
 /// and hands back one amount per fed node), and the deposits.
 fn spread(ws: &mut Workspace) {
     let mut rf = std::mem::take(&mut ws.radial);
-    crate::parallel::join(|| walk(ws), || rf.spread());
+    crate::parallel::join(|| walk(ws), || rf.out.spread(&rf.src));
     ws.radial = rf;
     deposit(ws);
 }
@@ -567,7 +573,7 @@ fn walk(ws: &mut Workspace) {
 /// After the walks ([`walk`]) and the radial field's spread: the radial field's soil
 /// added to the walks' deposits, then every deposit onto its node.
 fn deposit(ws: &mut Workspace) {
-    for (&b, &r) in ws.radial.nodes.iter().zip(&ws.radial.receive) {
+    for (&b, &r) in ws.radial.src.nodes.iter().zip(&ws.radial.out.receive) {
         if r > 0.0 {
             let d = &mut ws.deposit[b as usize];
             if *d == 0.0 {

@@ -6,10 +6,12 @@
 
 use super::grid::Mark;
 use super::rect::Rect;
-use nalgebra::Vector3;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed};
+use std::sync::OnceLock;
 
 /// A soil update's window buffers: heights, plastic sinkage, shear displacement and
-/// footprint mask, kept apart from the evaluation's (see [`super::deform::load`], [`UpdateBuffers::swap_with`]).
+/// footprint mask, kept apart from the evaluation's (see [`super::deform::load`],
+/// [`UpdateBuffers::swap_with`]).
 #[derive(Default)]
 pub struct UpdateBuffers {
     pub(super) h: Vec<f64>,
@@ -46,54 +48,142 @@ impl UpdateBuffers {
 }
 
 /// The radial (sinkage) field of one soil update (Fig. 12 right, Fig. 13): its
-/// sources lumped per node block and the border nodes it feeds. Spread on a helper
-/// thread while the caller walks the parallel field: its own cache lines.
+/// sources lumped per node block, the border nodes it feeds and what each receives.
+/// The sources are written by the update's shear pass and spread on a helper thread
+/// block row by block row as the pass finishes them (see [`RadialHandoff`]): its own
+/// cache lines.
 #[derive(Default)]
 #[repr(align(128))]
 pub struct RadialField {
+    pub(super) src: RadialSources,
+    pub(super) out: RadialSpread,
+}
+
+/// The shear pass's side of a [`RadialField`].
+#[derive(Default)]
+pub struct RadialSources {
     /// The border nodes fed (window indices) and their window coordinates (i, j).
     pub(super) nodes: Vec<u32>,
     pub(super) i: Vec<f32>,
     pub(super) j: Vec<f32>,
-    /// Sources per [`super::deform::CLUSTER`] x [`super::deform::CLUSTER`] block of window nodes: volume (m, per
-    /// node area), volume x i, volume x j.
-    pub(super) cluster: Vec<Vector3<f64>>,
+    /// Sources per [`super::deform::CLUSTER`] x [`super::deform::CLUSTER`] block of
+    /// window nodes, row-major: volume (m, per node area), volume x i, volume x j, as
+    /// f64 bits (the pass adds to a block's sums while the spread reads the blocks
+    /// finished before it; one writer, no read-modify-write between threads).
+    pub(super) cluster: Vec<[AtomicU64; 3]>,
+}
+
+impl RadialSources {
+    /// `blocks` blocks, each at zero.
+    pub(super) fn clear_blocks(&mut self, blocks: usize) {
+        self.cluster.clear();
+        self.cluster.resize_with(blocks, Default::default);
+    }
+
+    /// Adds `v` to block `c`'s sums (the only writer).
+    pub(super) fn add(&self, c: usize, v: [f64; 3]) {
+        for (a, x) in self.cluster[c].iter().zip(v) {
+            a.store((f64::from_bits(a.load(Relaxed)) + x).to_bits(), Relaxed);
+        }
+    }
+
+    fn block(&self, c: usize) -> [f64; 3] {
+        self.cluster[c]
+            .each_ref()
+            .map(|a| f64::from_bits(a.load(Relaxed)))
+    }
+}
+
+/// The spread's side of a [`RadialField`].
+#[derive(Default)]
+pub struct RadialSpread {
     /// Weights of one source over the fed nodes.
-    pub(super) weights: Vec<f32>,
-    /// Soil each fed node receives, m (the order of `nodes`).
+    weights: Vec<f32>,
+    /// Soil each fed node receives, m (the order of the sources' `nodes`).
     pub(super) receive: Vec<f64>,
 }
 
-impl RadialField {
-    /// Every fed node receives a portion of each source's soil falling off as
-    /// 1/distance (the intensity of a plane radial source), normalized per source,
+impl RadialSpread {
+    /// Every fed node of `src` receives a portion of each source's soil falling off
+    /// as 1/distance (the intensity of a plane radial source), normalized per source,
     /// into `receive`. O(blocks x fed nodes) instead of O(footprint nodes x fed nodes).
-    pub(super) fn spread(&mut self) {
-        self.receive.clear();
-        self.receive.resize(self.nodes.len(), 0.0);
-        self.weights.resize(self.nodes.len(), 0.0);
-        for c in 0..self.cluster.len() {
-            let [m, mi, mj] = self.cluster[c].into();
-            if m <= 0.0 {
-                continue;
+    pub(super) fn spread(&mut self, src: &RadialSources) {
+        self.start(src);
+        for c in 0..src.cluster.len() {
+            self.block(src, c);
+        }
+    }
+
+    /// [`RadialSpread::spread`] of the sources handed over by `h`, each block as soon
+    /// as the shear pass has finished it (the same sums in the same order); nothing
+    /// if the pass hands over none.
+    pub(super) fn follow(&mut self, h: &RadialHandoff) {
+        let src = loop {
+            if let Some(src) = h.sources.get() {
+                break src;
             }
-            let (i, j) = ((mi / m) as f32, (mj / m) as f32);
-            // plain slices of f32, so that the loop vectorizes (four lanes of sqrt and
-            // div); the weights only share out m, whose sum stays exact to f64
-            // rounding
-            for ((w, &bi), &bj) in self.weights.iter_mut().zip(&self.i).zip(&self.j) {
-                // a block centre can come within half a node of a border node; the
-                // floor keeps the weight finite
-                let r2 = ((bi - i) * (bi - i) + (bj - j) * (bj - j)).max(0.25);
-                *w = 1.0 / r2.sqrt();
+            if h.gave_up.load(Acquire) {
+                return;
             }
-            let total: f64 = self.weights.iter().map(|&w| w as f64).sum();
-            let scale = m / total;
-            for (&w, r) in self.weights.iter().zip(self.receive.iter_mut()) {
-                *r += w as f64 * scale;
+            std::hint::spin_loop();
+        };
+        self.start(src);
+        let (mut c, blocks) = (0, src.cluster.len());
+        while c < blocks {
+            let done = h.done.load(Acquire);
+            if c < done {
+                for b in c..done {
+                    self.block(src, b);
+                }
+                c = done;
+            } else if h.gave_up.load(Acquire) {
+                return;
+            } else {
+                std::hint::spin_loop();
             }
         }
     }
+
+    fn start(&mut self, src: &RadialSources) {
+        self.receive.clear();
+        self.receive.resize(src.nodes.len(), 0.0);
+        self.weights.resize(src.nodes.len(), 0.0);
+    }
+
+    /// Block `c`'s source onto the fed nodes.
+    fn block(&mut self, src: &RadialSources, c: usize) {
+        let [m, mi, mj] = src.block(c);
+        if m <= 0.0 {
+            return;
+        }
+        let (i, j) = ((mi / m) as f32, (mj / m) as f32);
+        // plain slices of f32, so that the loop vectorizes (four lanes of sqrt and
+        // div); the weights only share out m, whose sum stays exact to f64 rounding
+        for ((w, &bi), &bj) in self.weights.iter_mut().zip(&src.i).zip(&src.j) {
+            // a block centre can come within half a node of a border node; the floor
+            // keeps the weight finite
+            let r2 = ((bi - i) * (bi - i) + (bj - j) * (bj - j)).max(0.25);
+            *w = 1.0 / r2.sqrt();
+        }
+        let total: f64 = self.weights.iter().map(|&w| w as f64).sum();
+        let scale = m / total;
+        for (&w, r) in self.weights.iter().zip(self.receive.iter_mut()) {
+            *r += w as f64 * scale;
+        }
+    }
+}
+
+/// How the shear pass hands its radial sources to a spread on another thread: the
+/// sources once their fed nodes are known (their blocks at zero), then how many
+/// blocks, in block order, it has finished. The footprint nodes come row by row, so
+/// a block row is finished once the pass reaches a node below it.
+#[derive(Default)]
+pub struct RadialHandoff {
+    pub(super) sources: OnceLock<RadialSources>,
+    pub(super) done: AtomicUsize,
+    /// The pass ended without handing over sources, or with fewer blocks finished
+    /// than it has (it panicked): the spread stops waiting.
+    pub(super) gave_up: AtomicBool,
 }
 
 /// Lengths of the runs of footprint nodes from each window node in the four axis
@@ -191,6 +281,98 @@ impl AtRest {
             let (i, j) = (gi - r.i0, gj - r.j0);
             if i >= 0 && j >= 0 && i < r.nx && j < r.ny {
                 f(i as usize, j as usize);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use std::sync::atomic::Ordering::Release;
+
+    /// Random sources over `blocks` blocks and `fed` fed nodes, some blocks empty.
+    fn sources(rng: &mut impl Rng, blocks: usize, fed: usize) -> (RadialSources, Vec<[f64; 3]>) {
+        let mut src = RadialSources::default();
+        for _ in 0..fed {
+            src.nodes.push(rng.gen_range(0..5000));
+            src.i.push(rng.gen_range(0..60) as f32);
+            src.j.push(rng.gen_range(0..40) as f32);
+        }
+        src.clear_blocks(blocks);
+        let adds = (0..blocks)
+            .map(|_| {
+                let m = if rng.gen_bool(0.2) {
+                    0.0
+                } else {
+                    rng.gen_range(1e-6..1e-3)
+                };
+                [
+                    m,
+                    m * rng.gen_range(0.0..60.0),
+                    m * rng.gen_range(0.0..40.0),
+                ]
+            })
+            .collect();
+        (src, adds)
+    }
+
+    /// The spread that follows a pass handing its blocks over row by row on another
+    /// thread gives the bits of the spread after the pass, whatever the timing; it
+    /// stops when the pass gives up, before or during the hand-over.
+    #[test]
+    fn a_spread_that_follows_the_pass_gives_the_bits_of_one_after_it() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for round in 0..40 {
+            let (blocks, fed) = (rng.gen_range(1..120), rng.gen_range(1..90));
+            let (src, adds) = sources(&mut rng, blocks, fed);
+            let mut after = RadialSpread::default();
+            // the pass adds each block's sums in two parts, as nodes of a block do
+            let add = |src: &RadialSources, c: usize| {
+                let [m, mi, mj] = adds[c];
+                src.add(c, [0.25 * m, 0.25 * mi, 0.25 * mj]);
+                src.add(c, [0.75 * m, 0.75 * mi, 0.75 * mj]);
+            };
+            (0..blocks).for_each(|c| add(&src, c));
+            after.spread(&src);
+            // the same pass handing over rows of `per_row` blocks, with pauses
+            let (per_row, pause) = (rng.gen_range(1..12), rng.gen_range(0..3));
+            let give_up_at = (round % 4 == 3).then(|| rng.gen_range(0..=blocks));
+            let mut fresh = RadialSources {
+                nodes: src.nodes.clone(),
+                i: src.i.clone(),
+                j: src.j.clone(),
+                ..Default::default()
+            };
+            fresh.clear_blocks(blocks);
+            let handoff = RadialHandoff::default();
+            let mut followed = RadialSpread::default();
+            std::thread::scope(|s| {
+                s.spawn(|| followed.follow(&handoff));
+                if give_up_at == Some(0) {
+                    handoff.gave_up.store(true, Release);
+                    return;
+                }
+                let src = handoff.sources.get_or_init(|| fresh);
+                for c in 0..blocks {
+                    if c % per_row == 0 {
+                        if give_up_at == Some(c) {
+                            handoff.gave_up.store(true, Release);
+                            return;
+                        }
+                        handoff.done.store(c, Release);
+                        std::thread::sleep(std::time::Duration::from_micros(pause * 50));
+                    }
+                    add(src, c);
+                }
+                handoff.done.store(blocks, Release);
+            });
+            if give_up_at.is_none() || give_up_at == Some(blocks) {
+                let bits =
+                    |r: &RadialSpread| r.receive.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&followed), bits(&after), "round {round}");
+                assert!(after.receive.iter().any(|&r| r > 0.0));
             }
         }
     }
