@@ -351,9 +351,6 @@ pub struct Workspace {
     /// [`super::deform::load`]; the node data keep the evaluation's: they were
     /// written on both cores, and rewriting them would pull every line over).
     pub(crate) foot_k: Vec<u32>,
-    /// The plastic sinkage and shear displacement of the rows of the footprint's
-    /// last nodes, as the distances' helper loads them (see [`ZN_TAIL_SHARE`]).
-    tail_state: [Vec<f64>; 2],
     /// The sums of eq. (9) per chunk of a large footprint's nodes.
     chunk_sums: Vec<ChunkSum>,
     /// Each footprint node's distance to the nearest node outside (eq. (6)).
@@ -555,12 +552,6 @@ pub const PARALLEL_NODES: usize = 512;
 /// Nodes per parallel task.
 const PARALLEL_CHUNK: usize = 256;
 
-/// With one soil, the distances' helper works out z^n (and the mobilized shear) of the
-/// last 1 / this share of the footprint nodes (see [`evaluate`]): about what evens out
-/// the two sides. It was 8 while z^n took one call per node (a wheel at 5 mm: 15.7
-/// and 16.4 µs); four at a time the loads' side is shorter, and 16 measured best
-/// (against 8: 1 cm 34.3, 34.2, 34.4 µs against 40.2, 40.3, 36.1; 5 mm about equal).
-const ZN_TAIL_SHARE: usize = 16;
 
 /// What one footprint node adds to the totals of eq. (9).
 #[derive(Debug, Clone, Copy, Default)]
@@ -1044,45 +1035,15 @@ pub fn evaluate(
     // state and works out A, L and z^n (little data crosses: the mask in, one distance
     // per node out)
     let need_dist = !ws.cached_dist && ws.soils.iter().any(|s| s.c > 0.0);
-    // With one soil, the helper also works out z^n of the last nodes after the
-    // distances (a share that evens out the two sides' times), from its own load of
-    // their rows' plastic sinkage; this thread sums their pressures after its own, in
-    // node order (the same sum as on one thread)
     let count = ws.nodes.len();
-    let tail = if need_dist && grid.soil_map().is_none() {
-        count / ZN_TAIL_SHARE
-    } else {
-        0
-    };
     ws.zn.resize(count, 0.0);
-    let (zn_head, zn_tail) = ws.zn.split_at_mut(count - tail);
     ws.mobilized.resize(count, 0.0);
-    let (mob_head, mob_tail) = ws.mobilized.split_at_mut(count - tail);
+    let (zn_all, mob_all) = (&mut ws.zn[..], &mut ws.mobilized[..]);
     let k_shear = p.k_shear;
-    let (nodes_head, nodes_tail) = ws.nodes.split_at(count - tail);
-    // the window's rows from the tail's first node on
-    let tail_j = nodes_tail
-        .first()
-        .map_or(rect.ny, |&k| (k as usize / nx) as i32);
-    let tail_rows = Rect {
-        j0: rect.j0 + tail_j,
-        ny: rect.ny - tail_j,
-        ..rect
-    };
-    let tail_off = tail_j as usize * nx;
     let (mask, nodes, cells) = (&ws.mask, &ws.nodes, &ws.cached_nodes);
     let (h, zmin) = (&ws.h, &ws.raster.zmin);
-    let [tail_zp, tail_js] = &mut ws.tail_state;
     let dist = &mut ws.dist;
-    let distances = move || {
-        dist.find(mask, cells, nx, &rect, &foot_box);
-        if nodes_tail.is_empty() {
-            return 0.0;
-        }
-        grid.load_state(&tail_rows, tail_zp, tail_js);
-        mobilized(nodes_tail, mob_tail, k_shear, |k| tail_js[k - tail_off]);
-        sinkage_powers(nodes_tail, zn_tail, p.n, |k| h[k] + tail_zp[k - tail_off] - zmin[k])
-    };
+    let distances = move || dist.find(mask, cells, nx, &rect, &foot_box);
     let soil = &ws.soils;
     let (zp, js, class, k_b, cached_al) = (
         &mut ws.zp,
@@ -1097,7 +1058,7 @@ pub fn evaluate(
         grid.load_state(&rect, zp, js);
         let (zp, js) = (&*zp, &*js);
         let sinkage = |k: usize| h[k] + zp[k] - zmin[k];
-        mobilized(nodes_head, mob_head, k_shear, |k| js[k]);
+        mobilized(nodes, mob_all, k_shear, |k| js[k]);
         if new_footprint {
             *cached_al = area_and_contour(mask, nx, nodes);
         }
@@ -1121,12 +1082,12 @@ pub fn evaluate(
         let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
         if class.is_empty() {
             // z^n, once per node (reused for its yield pressure below)
-            z_max = sinkage_powers(nodes_head, zn_head, p.n, sinkage);
-            for &x in zn_head.iter() {
+            z_max = sinkage_powers(nodes, zn_all, p.n, sinkage);
+            for &x in zn_all.iter() {
                 p_mean += k_b[0] * x;
             }
         } else {
-            for (&k, x) in nodes_head.iter().zip(zn_head.iter_mut()) {
+            for (&k, x) in nodes.iter().zip(zn_all.iter_mut()) {
                 let c = class[k as usize] as usize;
                 let s = &soil[c];
                 let z = sinkage(k as usize);
@@ -1139,17 +1100,12 @@ pub fn evaluate(
         }
         (area, contour, b_eff, p_mean, c_sum, tan_sum, z_max)
     };
-    let (loaded, z_max_tail) = if need_dist {
-        crate::parallel::join(loads, distances)
+    let loaded = if need_dist {
+        crate::parallel::join(loads, distances).0
     } else {
-        (loads(), 0.0)
+        loads()
     };
     let (area, contour, b_eff, mut p_mean, c_sum, tan_sum, z_max) = loaded;
-    let z_max = z_max.max(z_max_tail);
-    // (one soil: its k)
-    for &x in &ws.zn[count - tail..] {
-        p_mean += ws.k_b[0] * x;
-    }
     ws.cached_dist |= need_dist;
     // the soil update's window: the footprint's box and room for its berm
     let tan_psi = least_tan_repose(&ws.soils);
