@@ -116,6 +116,8 @@ struct Raster {
     /// lowest point of a kept face, the lowest lowest point of a face left out.
     hi_kept: f64,
     lo_excluded: f64,
+    /// Scan lines along y at each node column (see [`rasterize`]).
+    columns: bool,
     zmin: Vec<f64>,
     face: Vec<u32>,
     /// The faces reaching below the soil top that a vertical ray sees (mesh indices),
@@ -268,18 +270,29 @@ impl Ahead {
 /// (it reads no soil). That evaluation uses it when the body is there (the same world
 /// vertices, to the bit) and its own soil top keeps the same faces; otherwise it scan-
 /// converts as usual. Either way the result is the same.
-pub fn scan_ahead(
-    mesh: &TriMesh,
+///
+/// In two parts: this call places the vertices, picks the faces and clears the
+/// window; the returned closure scan-converts the faces (call it before the
+/// evaluation; until then `ahead` holds no scan conversion).
+pub fn scan_ahead<'a>(
+    mesh: &'a TriMesh,
     iso: &Isometry3<f64>,
     ds: f64,
     extent: &Rect,
     z_top: f64,
-    ahead: &mut Ahead,
-) {
+    ahead: &'a mut Ahead,
+) -> impl FnOnce() + Send + use<'a> {
     ahead.iso = *iso;
     ahead.mesh = (mesh.vertices.as_ptr() as usize, mesh.vertices.len());
     (ahead.lo, ahead.hi) = to_world(mesh, iso, &mut ahead.world);
-    let _ = scan_convert(&mut ahead.raster, &ahead.world, mesh, ds, extent, z_top);
+    let picked = pick_faces(&mut ahead.raster, &ahead.world, mesh, ds, extent, z_top);
+    move || {
+        if picked.is_some() {
+            let r = &mut ahead.raster;
+            scan_faces(r, &ahead.world, mesh, ds, 0..r.kept.len());
+            r.valid = true;
+        }
+    }
 }
 
 /// The vertices of `mesh` at the pose `iso` into `world`, and their bounds (lowest
@@ -727,6 +740,22 @@ fn scan_convert(
     extent: &Rect,
     z_top: f64,
 ) -> Option<Rect> {
+    let rect = pick_faces(r, world, mesh, ds, extent, z_top)?;
+    scan_faces(r, world, mesh, ds, 0..r.kept.len());
+    r.valid = true;
+    Some(rect)
+}
+
+/// The first part of [`scan_convert`]: the faces, the window, and the window's
+/// nodes cleared (no face above them yet). `r` is not valid until [`scan_faces`].
+fn pick_faces(
+    r: &mut Raster,
+    world: &[Vector3<f64>],
+    mesh: &TriMesh,
+    ds: f64,
+    extent: &Rect,
+    z_top: f64,
+) -> Option<Rect> {
     r.valid = false;
     // faces reaching below the soil top, and their node range
     r.kept.clear();
@@ -808,21 +837,33 @@ fn scan_convert(
     // scan by columns only for meshes clearly longer in y (a margin, so that a body
     // about as long in x as in y does not switch from step to step: a node exactly on
     // an edge may fall on either side in the two directions)
-    let columns = sum_y > 2.0 * sum_x;
+    r.columns = sum_y > 2.0 * sum_x;
     r.rect = rect;
     r.zmin.clear();
     r.zmin.resize(len, f64::INFINITY);
     r.face.clear();
     r.face.resize(len, 0);
-    for kf in 0..r.kept.len() {
-        let tri = mesh.triangles[r.kept[kf] as usize];
-        rasterize(r, world, tri, kf as u32, ds, columns);
-    }
-    (r.valid, r.ds, r.extent, r.idle) = (true, ds, *extent, idle);
+    (r.ds, r.extent, r.idle) = (ds, *extent, idle);
     r.faces = faces;
     r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
     (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
     Some(rect)
+}
+
+/// The second part of [`scan_convert`], after [`pick_faces`] found faces: the kept
+/// faces `faces` onto the window's nodes. `r` is valid once all were.
+fn scan_faces(
+    r: &mut Raster,
+    world: &[Vector3<f64>],
+    mesh: &TriMesh,
+    ds: f64,
+    faces: std::ops::Range<usize>,
+) {
+    let columns = r.columns;
+    for kf in faces {
+        let tri = mesh.triangles[r.kept[kf] as usize];
+        rasterize(r, world, tri, kf as u32, ds, columns);
+    }
 }
 
 impl Workspace {

@@ -9,10 +9,10 @@
 
 use crate::pmath;
 use super::contact::Workspace;
-use super::erosion::{add_soil, erode_window};
+use super::erosion::{add_soil, erode_window, erodes_in_halves};
 use super::grid::SoilGrid;
 use super::rect::outside;
-use super::update_state::{RadialHandoff, Runs};
+use super::update_state::{RadialHandoff, RadialSources, RadialSpread, Runs, SpreadSlot};
 use std::sync::atomic::Ordering::Release;
 use super::pressure::{bekker, plastic_sinkage};
 use super::SoilParams;
@@ -154,67 +154,91 @@ pub fn update(
     dt: f64,
     deform: bool,
 ) {
-    update_beside(p, grid, base, ws, dt, deform, || {});
+    update_beside(p, grid, base, ws, dt, deform, || || {});
 }
 
-/// [`update`], and the caller's work `beside` on a helper thread while the update
-/// loads its window and works out the shear displacement and the plastic flow (on
-/// this thread instead, after them, when no helper is free). `beside` must not touch
-/// the soil or the workspace.
-pub fn update_beside(
+/// [`update`], and the caller's work `beside` on a helper thread: its first part
+/// while this thread loads the window and works out the shear displacement and the
+/// plastic flow, and the part it returns either right after (a window that erodes in
+/// halves: they take the helper) or while this thread deposits, erodes and stores.
+/// Both on this thread instead, after the update, when no helper is free. `beside`
+/// must not touch the soil or the workspace.
+pub fn update_beside<B: FnOnce() + Send>(
     p: &SoilParams,
     grid: &mut SoilGrid,
     base: &Surface,
     ws: &mut Workspace,
     dt: f64,
     deform: bool,
-    beside: impl FnOnce() + Send,
+    beside: impl FnOnce() -> B + Send,
 ) {
-    // The side job from the start: the load reads the soil, the side job neither the
-    // soil nor the workspace (a wheel's next scan conversion at 1 cm takes longer than
-    // the load and the first part). Then the helper spreads the radial field's
-    // sources, block row by block row as the first part finishes them, while this
-    // thread goes on and then walks the parallel field.
-    let ds = grid.ds;
-    let soil = &*grid;
+    // The helper: the side job's first part (a wheel's next scan conversion places
+    // its vertices and picks its faces), then the radial field's spread, block row by
+    // block row as the shear pass finishes them, and the side job's rest after it
+    // (`late`) or before it. Late, this thread deposits, erodes and stores while the
+    // helper finishes the side job, and takes the spread itself if the helper has
+    // not started it by the time the walks are done.
+    let (ds, u) = (grid.ds, ws.update_rect);
+    let late = !erodes_in_halves(u.nx as usize, u.ny as usize);
     let handoff = RadialHandoff::default();
-    let mut out = std::mem::take(&mut ws.radial.out);
-    let (first, out) = crate::parallel::join(
+    let slot = SpreadSlot::new(std::mem::take(&mut ws.radial.out));
+    let (walked, ()) = crate::parallel::join(
         || {
             // the helper stops waiting unless every block was handed over, also when
             // this panics
             let mut guard = GiveUp(&handoff, true);
-            if !load(soil, base, ws) {
-                return None;
+            if !load(grid, base, ws) {
+                return false;
             }
-            let done = sources(p, ds, ws, &handoff, dt, deform);
-            if done.is_none() {
-                guard.1 = false;
-                drop(guard);
-                walk(ws);
+            let prepared = match sources(p, ds, ws, &handoff, dt, deform) {
+                Some(result) => result,
+                None => {
+                    guard.1 = false;
+                    drop(guard);
+                    walk(ws);
+                    if !late {
+                        return true;
+                    }
+                    let src = handoff.sources.get().expect("the pass handed its sources over");
+                    // None: the helper's spread panicked (raised when both end)
+                    let Some(out) = slot.spread(src) else {
+                        return false;
+                    };
+                    deposit(ws, src, &out);
+                    ws.radial.out = out;
+                    erode_window(p, ds, ws);
+                    true
+                }
+            };
+            if prepared {
+                commit(grid, base, ws);
             }
-            Some(done)
+            false
         },
         || {
-            beside();
-            out.follow(&handoff);
-            out
+            let rest = beside();
+            if late {
+                slot.follow(&handoff);
+                rest();
+            } else {
+                rest();
+                slot.follow(&handoff);
+            }
         },
     );
-    ws.radial.out = out;
+    // the spread's buffers, unless this thread took them above
+    if let Some(out) = slot.into_inner() {
+        ws.radial.out = out;
+    }
     if let Some(src) = handoff.sources.into_inner() {
         ws.radial.src = src;
     }
-    let prepared = match first {
-        None => false,
-        Some(Some(result)) => result,
-        Some(None) => {
-            deposit(ws);
-            erode_window(p, ds, ws);
-            true
-        }
-    };
-    if prepared {
+    if walked {
+        // the helper followed the pass (or ran after it, alone)
+        let rf = std::mem::take(&mut ws.radial);
+        deposit(ws, &rf.src, &rf.out);
+        ws.radial = rf;
+        erode_window(p, ds, ws);
         commit(grid, base, ws);
     }
 }
@@ -552,8 +576,8 @@ fn sources(
 fn spread(ws: &mut Workspace) {
     let mut rf = std::mem::take(&mut ws.radial);
     crate::parallel::join(|| walk(ws), || rf.out.spread(&rf.src));
+    deposit(ws, &rf.src, &rf.out);
     ws.radial = rf;
-    deposit(ws);
 }
 
 /// The parallel field's walks: each one's soil onto the border node it reaches.
@@ -570,10 +594,10 @@ fn walk(ws: &mut Workspace) {
     }
 }
 
-/// After the walks ([`walk`]) and the radial field's spread: the radial field's soil
-/// added to the walks' deposits, then every deposit onto its node.
-fn deposit(ws: &mut Workspace) {
-    for (&b, &r) in ws.radial.src.nodes.iter().zip(&ws.radial.out.receive) {
+/// After the walks ([`walk`]) and the radial field's spread `out` of `src`: the
+/// radial field's soil added to the walks' deposits, then every deposit onto its node.
+fn deposit(ws: &mut Workspace, src: &RadialSources, out: &RadialSpread) {
+    for (&b, &r) in src.nodes.iter().zip(&out.receive) {
         if r > 0.0 {
             let d = &mut ws.deposit[b as usize];
             if *d == 0.0 {

@@ -271,10 +271,16 @@ fn erode_from(
         changed,
         limits,
     };
-    if ny < SPLIT_ROWS || nx * ny < SPLIT_NODES {
+    if !erodes_in_halves(nx, ny) {
         return part.sweeps(most, nx, rows, limit).0;
     }
     in_halves(most, nx, ny / 2, part, rows, limit)
+}
+
+/// Whether a window of `nx` x `ny` nodes erodes in two halves ([`in_halves`]): from
+/// [`SPLIT_ROWS`] rows and [`SPLIT_NODES`] nodes.
+pub(super) fn erodes_in_halves(nx: usize, ny: usize) -> bool {
+    ny >= SPLIT_ROWS && nx * ny >= SPLIT_NODES
 }
 
 /// Windows of this many rows or more, and [`SPLIT_NODES`] nodes or more, erode in two

@@ -257,7 +257,7 @@ mod tests {
                 }
             }
             let mut ahead = ws.ahead.take().unwrap_or_default();
-            contact::scan_ahead(&mesh, &next, ds, &grid.extent, ws.z_top, &mut ahead);
+            contact::scan_ahead(&mesh, &next, ds, &grid.extent, ws.z_top, &mut ahead)();
             ws.ahead = Some(ahead);
             deform::update(&p, &mut grid, &base, &mut ws, 1e-3, true);
             let before = ws.ahead_taken;

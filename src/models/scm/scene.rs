@@ -337,10 +337,10 @@ impl Scene {
                 if self.roles[m].driven && self.scan_ahead {
                     let iso = pose(m);
                     let mut ahead = ws.ahead.take().unwrap_or_default();
-                    let (mesh, z_top) = (&self.meshes[m], ws.z_top);
-                    let beside =
-                        || super::contact::scan_ahead(mesh, &iso, ds, &extent, z_top, &mut ahead);
-                    super::deform::update_beside(&p, grid, base, ws, elapsed, deform, beside);
+                    let (mesh, z_top, next) = (&self.meshes[m], ws.z_top, &mut ahead);
+                    super::deform::update_beside(&p, grid, base, ws, elapsed, deform, move || {
+                        super::contact::scan_ahead(mesh, &iso, ds, &extent, z_top, next)
+                    });
                     ws.ahead = Some(ahead);
                 } else {
                     super::deform::update(&p, grid, base, ws, elapsed, deform);

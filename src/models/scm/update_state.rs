@@ -6,8 +6,9 @@
 
 use super::grid::Mark;
 use super::rect::Rect;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Acquire, Ordering::Relaxed};
-use std::sync::OnceLock;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// A soil update's window buffers: heights, plastic sinkage, shear displacement and
 /// footprint mask, kept apart from the evaluation's (see [`super::deform::load`],
@@ -186,6 +187,76 @@ pub struct RadialHandoff {
     pub(super) gave_up: AtomicBool,
 }
 
+/// Who spreads a soil update's radial field: the helper following the shear pass
+/// ([`SpreadSlot::follow`]) or, when the helper has not started by the time the
+/// update's thread needs the spread, that thread ([`SpreadSlot::spread`]). Whoever
+/// claims it first; the same bits either way.
+pub struct SpreadSlot {
+    claimed: AtomicBool,
+    /// The helper's spread is in `out` (None there: it panicked).
+    ready: AtomicBool,
+    out: Mutex<Option<RadialSpread>>,
+}
+
+impl SpreadSlot {
+    /// A slot holding the spread's buffers `out`.
+    pub(super) fn new(out: RadialSpread) -> Self {
+        SpreadSlot {
+            claimed: AtomicBool::new(false),
+            ready: AtomicBool::new(false),
+            out: Mutex::new(Some(out)),
+        }
+    }
+
+    fn take(&self) -> Option<RadialSpread> {
+        self.out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// On the helper: [`RadialSpread::follow`] of `h`, unless the update's thread
+    /// took the spread.
+    pub(super) fn follow(&self, h: &RadialHandoff) {
+        if self.claimed.swap(true, AcqRel) {
+            return;
+        }
+        // ready also when the spread panics, so that the update's thread stops waiting
+        struct Ready<'a>(&'a AtomicBool);
+        impl Drop for Ready<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Release);
+            }
+        }
+        let _ready = Ready(&self.ready);
+        let mut out = self.take().unwrap_or_default();
+        out.follow(h);
+        *self.out.lock().unwrap_or_else(PoisonError::into_inner) = Some(out);
+    }
+
+    /// On the update's thread, once the shear pass handed over every block of `src`:
+    /// the spread, the helper's (waiting for it) or made here if the helper has not
+    /// claimed it. None if the helper's spread panicked.
+    pub(super) fn spread(&self, src: &RadialSources) -> Option<RadialSpread> {
+        if !self.claimed.swap(true, AcqRel) {
+            let mut out = self.take().unwrap_or_default();
+            out.spread(src);
+            return Some(out);
+        }
+        while !self.ready.load(Acquire) {
+            std::hint::spin_loop();
+        }
+        self.take()
+    }
+
+    /// The spread's buffers, if nobody took them.
+    pub(super) fn into_inner(self) -> Option<RadialSpread> {
+        self.out
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// Lengths of the runs of footprint nodes from each window node in the four axis
 /// directions (0 outside the footprint), built when a march first needs them.
 pub struct Runs {
@@ -290,7 +361,6 @@ impl AtRest {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
-    use std::sync::atomic::Ordering::Release;
 
     /// Random sources over `blocks` blocks and `fed` fed nodes, some blocks empty.
     fn sources(rng: &mut impl Rng, blocks: usize, fed: usize) -> (RadialSources, Vec<[f64; 3]>) {
@@ -375,5 +445,60 @@ mod tests {
                 assert!(after.receive.iter().any(|&r| r > 0.0));
             }
         }
+    }
+
+    /// Whichever thread claims the spread, the helper following the pass or the
+    /// update's thread once the pass is done (the helper late or not there), it gives
+    /// the bits of the spread after the pass.
+    #[test]
+    fn the_spread_gives_the_same_bits_whichever_thread_claims_it() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+        let mut claimed_here = [0; 2];
+        for round in 0..40 {
+            let (blocks, fed) = (rng.gen_range(1..80), rng.gen_range(1..60));
+            let (src, adds) = sources(&mut rng, blocks, fed);
+            (0..blocks).for_each(|c| src.add(c, adds[c]));
+            let mut after = RadialSpread::default();
+            after.spread(&src);
+            let mut fresh = RadialSources {
+                nodes: src.nodes.clone(),
+                i: src.i.clone(),
+                j: src.j.clone(),
+                ..Default::default()
+            };
+            fresh.clear_blocks(blocks);
+            let handoff = RadialHandoff::default();
+            // last round's buffers, of another size
+            let slot = SpreadSlot::new(RadialSpread {
+                weights: vec![1.0; 7],
+                receive: vec![3.0; 5],
+            });
+            let us = std::time::Duration::from_micros;
+            let (helper_late, pass_late) = (us(rng.gen_range(0..300)), us(rng.gen_range(0..300)));
+            let here = std::thread::scope(|s| {
+                s.spawn(|| {
+                    std::thread::sleep(helper_late);
+                    slot.follow(&handoff);
+                });
+                std::thread::sleep(pass_late);
+                let src = handoff.sources.get_or_init(|| fresh);
+                for c in 0..blocks {
+                    src.add(c, adds[c]);
+                    handoff.done.store(c + 1, Release);
+                }
+                let claimed = slot.claimed.load(Acquire);
+                (slot.spread(src).expect("no panic"), claimed)
+            });
+            let (got, helper_claimed) = here;
+            claimed_here[usize::from(helper_claimed)] += 1;
+            let bits = |r: &RadialSpread| r.receive.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&after), "round {round}");
+            assert!(
+                slot.into_inner().is_none(),
+                "round {round}: the buffers were taken"
+            );
+        }
+        // both ways were taken
+        assert!(claimed_here.iter().all(|&n| n > 0), "{claimed_here:?}");
     }
 }
