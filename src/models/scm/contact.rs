@@ -288,9 +288,7 @@ pub fn scan_ahead<'a>(
     let picked = pick_faces(&mut ahead.raster, &ahead.world, mesh, ds, extent, z_top);
     move || {
         if picked.is_some() {
-            let r = &mut ahead.raster;
-            scan_faces(r, &ahead.world, mesh, ds, 0..r.kept.len());
-            r.valid = true;
+            scan_faces(&mut ahead.raster, &ahead.world, mesh, ds);
         }
     }
 }
@@ -741,8 +739,7 @@ fn scan_convert(
     z_top: f64,
 ) -> Option<Rect> {
     let rect = pick_faces(r, world, mesh, ds, extent, z_top)?;
-    scan_faces(r, world, mesh, ds, 0..r.kept.len());
-    r.valid = true;
+    scan_faces(r, world, mesh, ds);
     Some(rect)
 }
 
@@ -850,20 +847,15 @@ fn pick_faces(
     Some(rect)
 }
 
-/// The second part of [`scan_convert`], after [`pick_faces`] found faces: the kept
-/// faces `faces` onto the window's nodes. `r` is valid once all were.
-fn scan_faces(
-    r: &mut Raster,
-    world: &[Vector3<f64>],
-    mesh: &TriMesh,
-    ds: f64,
-    faces: std::ops::Range<usize>,
-) {
+/// The second part of [`scan_convert`], after [`pick_faces`] found faces: each kept
+/// face onto the window's nodes. `r` is valid then.
+fn scan_faces(r: &mut Raster, world: &[Vector3<f64>], mesh: &TriMesh, ds: f64) {
     let columns = r.columns;
-    for kf in faces {
+    for kf in 0..r.kept.len() {
         let tri = mesh.triangles[r.kept[kf] as usize];
         rasterize(r, world, tri, kf as u32, ds, columns);
     }
+    r.valid = true;
 }
 
 impl Workspace {

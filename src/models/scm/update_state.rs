@@ -388,6 +388,18 @@ mod tests {
         (src, adds)
     }
 
+    /// `src`'s fed nodes with its blocks at zero: what the pass hands over first.
+    fn emptied(src: &RadialSources) -> RadialSources {
+        let mut fresh = RadialSources {
+            nodes: src.nodes.clone(),
+            i: src.i.clone(),
+            j: src.j.clone(),
+            ..Default::default()
+        };
+        fresh.clear_blocks(src.cluster.len());
+        fresh
+    }
+
     /// The spread that follows a pass handing its blocks over row by row on another
     /// thread gives the bits of the spread after the pass, whatever the timing; it
     /// stops when the pass gives up, before or during the hand-over.
@@ -409,13 +421,7 @@ mod tests {
             // the same pass handing over rows of `per_row` blocks, with pauses
             let (per_row, pause) = (rng.gen_range(1..12), rng.gen_range(0..3));
             let give_up_at = (round % 4 == 3).then(|| rng.gen_range(0..=blocks));
-            let mut fresh = RadialSources {
-                nodes: src.nodes.clone(),
-                i: src.i.clone(),
-                j: src.j.clone(),
-                ..Default::default()
-            };
-            fresh.clear_blocks(blocks);
+            let fresh = emptied(&src);
             let handoff = RadialHandoff::default();
             let mut followed = RadialSpread::default();
             std::thread::scope(|s| {
@@ -460,13 +466,7 @@ mod tests {
             (0..blocks).for_each(|c| src.add(c, adds[c]));
             let mut after = RadialSpread::default();
             after.spread(&src);
-            let mut fresh = RadialSources {
-                nodes: src.nodes.clone(),
-                i: src.i.clone(),
-                j: src.j.clone(),
-                ..Default::default()
-            };
-            fresh.clear_blocks(blocks);
+            let fresh = emptied(&src);
             let handoff = RadialHandoff::default();
             // last round's buffers, of another size
             let slot = SpreadSlot::new(RadialSpread {
