@@ -376,6 +376,7 @@ pub struct Workspace {
     pub(crate) deposit: Vec<f64>,
     /// The window nodes with a deposit, each once.
     pub(crate) deposited: Vec<u32>,
+    /// The update's footprint border nodes (window indices), row by row.
     pub(crate) border: Vec<u32>,
     /// The radial field's sources and the border nodes it feeds.
     pub(crate) radial: super::update_state::RadialField,

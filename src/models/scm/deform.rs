@@ -455,18 +455,11 @@ fn sources(
     }
     // the footprint border: nodes outside it next to one inside (Fig. 13), all within
     // one node of the footprint's columns and rows
-    ws.border.clear();
-    for jj in j0.saturating_sub(1).max(1)..(j1 + 2).min(ny - 1) {
-        for ii in i0.saturating_sub(1).max(1)..(i1 + 2).min(nx - 1) {
-            let k = jj * nx + ii;
-            if !ws.mask[k]
-                && (ws.mask[k + 1] || ws.mask[k - 1] || ws.mask[k + nx] || ws.mask[k - nx])
-            {
-                ws.border.push(k as u32);
-            }
-        }
-    }
-    if ws.border.is_empty() {
+    let cols = (i0.saturating_sub(1).max(1), (i1 + 2).min(nx - 1));
+    let rows = (j0.saturating_sub(1).max(1), (j1 + 2).min(ny - 1));
+    border_nodes(&ws.mask, nx, cols, rows, &mut ws.border);
+    let border = &ws.border;
+    if border.is_empty() {
         // no commit follows: what the last one vouched for may be gone
         ws.at_rest.mark = None;
         return Some(false);
@@ -492,18 +485,23 @@ fn sources(
         let along = di * vx + dj * vy;
         along * along <= 0.5 * (di * di + dj * dj) * (speed * speed)
     };
-    let moving = speed > RADIAL_REST_SPEED && ws.border.iter().any(|&b| beside(b));
+    let moving = speed > RADIAL_REST_SPEED && border.iter().any(|&b| beside(b));
+    // the fed nodes, written and counted as the border above
     let rf = &mut ws.radial.src;
-    rf.nodes.clear();
-    rf.i.clear();
-    rf.j.clear();
-    for &b in &ws.border {
-        if !moving || beside(b) {
-            rf.nodes.push(b);
-            rf.i.push((b as usize % nx) as f32);
-            rf.j.push((b as usize / nx) as f32);
-        }
+    let nb = border.len();
+    rf.nodes.resize(nb, 0);
+    rf.i.resize(nb, 0.0);
+    rf.j.resize(nb, 0.0);
+    let mut fed = 0;
+    for &b in border {
+        rf.nodes[fed] = b;
+        rf.i[fed] = (b as usize % nx) as f32;
+        rf.j[fed] = (b as usize / nx) as f32;
+        fed += (!moving | beside(b)) as usize;
     }
+    rf.nodes.truncate(fed);
+    rf.i.truncate(fed);
+    rf.j.truncate(fed);
     let ncx = nx.div_ceil(CLUSTER);
     let blocks = ncx * ny.div_ceil(CLUSTER);
     rf.clear_blocks(blocks);
@@ -570,6 +568,51 @@ fn sources(
     None
 }
 
+/// The nodes of columns `cols.0..cols.1` and rows `rows.0..rows.1` of a window `nx`
+/// nodes wide (not its first or last column or row) outside the footprint `mask` with
+/// a neighbour inside, row by row, into `out`. Eight nodes of a row at a time: a
+/// branch per node at the footprint's edge was mispredicted about 440 times per
+/// update of a wheel at 5 mm (callgrind).
+fn border_nodes(
+    mask: &[bool],
+    nx: usize,
+    cols: (usize, usize),
+    rows: (usize, usize),
+    out: &mut Vec<u32>,
+) {
+    out.clear();
+    for row in (rows.0..rows.1).map(|j| j * nx) {
+        for i in (cols.0..cols.1).step_by(8) {
+            let (k, n) = (row + i, (cols.1 - i).min(8));
+            let m = |a: usize| bytes8(mask, a, n);
+            // per byte: 1 where the node is outside and a neighbour inside
+            let mut edge = !m(k) & (m(k - 1) | m(k + 1) | m(k - nx) | m(k + nx));
+            while edge != 0 {
+                out.push((k + edge.trailing_zeros() as usize / 8) as u32);
+                edge &= edge - 1;
+            }
+        }
+    }
+}
+
+/// `n` (at most 8) nodes of `mask` from `a` as the bytes of a word, 1 for a node in
+/// it (the first node in the lowest byte; the bytes past `n` 0).
+#[inline(always)]
+fn bytes8(mask: &[bool], a: usize, n: usize) -> u64 {
+    let keep = if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
+    match mask.get(a..a + 8) {
+        Some(b) => {
+            let b: &[bool; 8] = b.try_into().expect("eight nodes");
+            u64::from_le_bytes(b.map(u8::from)) & keep
+        }
+        // near the window's end
+        None => mask[a..a + n]
+            .iter()
+            .enumerate()
+            .fold(0, |w, (t, &m)| w | (m as u64) << (8 * t)),
+    }
+}
+
 /// The second part of [`settle`]: the parallel field's walks and the radial field's
 /// spread (on a helper thread: it reads the sources and the fed nodes' coordinates,
 /// and hands back one amount per fed node), and the deposits.
@@ -619,6 +662,38 @@ fn deposit(ws: &mut Workspace, src: &RadialSources, out: &RadialSpread) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Eight nodes at a time give the border of a node-by-node scan, in its order:
+    /// random masks of every density, boxes of every width and position, reaching the
+    /// window's last columns and rows.
+    #[test]
+    fn the_border_eight_nodes_at_a_time_is_the_node_by_node_one() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (mut fast, mut found) = (Vec::new(), 0);
+        for round in 0..400 {
+            let (nx, ny) = (rng.gen_range(3..40), rng.gen_range(3..30));
+            let p = rng.gen_range(0.05..0.9);
+            let mask: Vec<bool> = (0..nx * ny).map(|_| rng.gen_bool(p)).collect();
+            let cols = (rng.gen_range(1..nx - 1), rng.gen_range(1..nx));
+            let rows = (rng.gen_range(1..ny - 1), rng.gen_range(1..ny));
+            let cols = (cols.0, cols.1.max(cols.0).min(nx - 1));
+            let rows = (rows.0, rows.1.max(rows.0).min(ny - 1));
+            let mut slow = Vec::new();
+            for j in rows.0..rows.1 {
+                for i in cols.0..cols.1 {
+                    let k = j * nx + i;
+                    if !mask[k] && (mask[k + 1] || mask[k - 1] || mask[k + nx] || mask[k - nx]) {
+                        slow.push(k as u32);
+                    }
+                }
+            }
+            border_nodes(&mask, nx, cols, rows, &mut fast);
+            assert_eq!(fast, slow, "round {round}: {nx} x {ny}, {cols:?} {rows:?}");
+            found += slow.len();
+        }
+        assert!(found > 1000, "too few border nodes to show anything: {found}");
+    }
 
     #[test]
     fn a_march_with_run_skipping_ends_where_the_step_by_step_walk_does() {
