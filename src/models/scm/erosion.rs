@@ -350,9 +350,13 @@ impl Part<'_> {
         let ny = rows.len();
         let (m, h, zp, c) = ((self.mask, self.caps), self.h, self.zp, self.changed);
         match self.limits {
-            None => sweeps(most, m, nx, ny, h, zp, c, rows, &|_, _| limit),
+            // one repose slope: runs of four nodes at rest are found at once
+            None => {
+                let lim = &|_, _| limit;
+                sweeps(most, m, nx, ny, h, zp, c, rows, lim, Some(limit + EROSION_TOL))
+            }
             // soils of two classes: the lower repose slope of the pair's nodes
-            Some(l) => sweeps(most, m, nx, ny, h, zp, c, rows, &|a, b| l[a].min(l[b])),
+            Some(l) => sweeps(most, m, nx, ny, h, zp, c, rows, &|a, b| l[a].min(l[b]), None),
         }
     }
 }
@@ -506,6 +510,13 @@ const MIN_BUDGET_SWEEPS: usize = 10;
 
 /// The sweeps of [`erode`], at most `most`, with the repose rise `lim(a, b)` (m over
 /// one spacing) of the pair of nodes a, b.
+///
+/// With `screen`, the rise every pair shares plus [`EROSION_TOL`] (one soil), four
+/// nodes of a row are tested at once ([`moving_of_four`]) before any is visited: a
+/// visit moves soil only at a node with a pair steeper than that and outside the
+/// footprint, and the visits before the first such node move nothing (the heights
+/// are still the ones the test read), so they are skipped. The same moves, in the
+/// same order: the same bits.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn sweeps<L: Fn(usize, usize) -> f64>(
@@ -518,6 +529,7 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
     changed: &mut [bool],
     rows: &mut [[u64; 2]],
     lim: &L,
+    screen: Option<f64>,
 ) -> (bool, usize) {
     // columns per block (a power of two): at most 64 blocks per row
     let shift = block_shift(nx);
@@ -532,7 +544,7 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
         m | (m >> 1)
     };
     // levels the two pairs of node i in row j, marking the blocks that changed
-    let mut visit = |rows: &mut [[u64; 2]], j: usize, i: usize| {
+    let mut visit = |rows: &mut [[u64; 2]], h: &mut [f64], j: usize, i: usize| {
         visit_node(rows, j, i, nx, ny, shift, lim, mask, h, zp, changed)
     };
     for sweep in 0..most {
@@ -545,6 +557,9 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
             if m == 0 {
                 continue;
             }
+            // four nodes from node `i` of this row: the screen's window, if it applies
+            // (every node has both pairs in the window)
+            let four = |i: usize| screen.filter(|_| i + 4 < nx && j + 1 < ny);
             if forward {
                 let mut i = 0;
                 while i < nx {
@@ -557,7 +572,19 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
                         }
                         i = (rest.trailing_zeros() as usize) << shift;
                     }
-                    if visit(rows, j, i) {
+                    if let Some(thr) = four(i) {
+                        let s = moving_of_four(h, mask.0, j * nx + i, nx, thr);
+                        if s == 0 {
+                            i += 4;
+                            continue;
+                        }
+                        // the first node that moves soil, if its block is active
+                        i += s.trailing_zeros() as usize;
+                        if m >> (i >> shift) & 1 == 0 {
+                            continue;
+                        }
+                    }
+                    if visit(rows, h, j, i) {
                         moved = true;
                         m = active(rows, j);
                     }
@@ -576,7 +603,23 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
                         }
                         i = ((64 - rest.leading_zeros() as usize) << shift) - 1;
                     }
-                    if visit(rows, j, i) {
+                    if let Some(thr) = (i >= 3).then(|| four(i - 3)).flatten() {
+                        let s = moving_of_four(h, mask.0, j * nx + i - 3, nx, thr);
+                        if s == 0 {
+                            // the loop steps back past node i - 3
+                            i -= 3;
+                            continue;
+                        }
+                        // the last node that moves soil (the first this way), if its
+                        // block is active
+                        let t = i - 3 + (31 - s.leading_zeros() as usize);
+                        if m >> (t >> shift) & 1 == 0 {
+                            i = t;
+                            continue;
+                        }
+                        i = t;
+                    }
+                    if visit(rows, h, j, i) {
                         moved = true;
                         m = active(rows, j);
                     }
@@ -591,6 +634,74 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
         }
     }
     (false, most)
+}
+
+/// Which of the four nodes `k` .. `k + 3` of a row (bits 0-3) have a pair to the right
+/// or below whose height difference exceeds `thr` (m) with both its nodes outside
+/// the footprint `mask`: the nodes where a visit ([`visit_node`]) may move soil. The
+/// same test as [`excess`] (`|diff| > limit + EROSION_TOL`, false for NaN) and
+/// [`level_pair`]'s mask, without a branch; the four nodes' pairs must lie in the
+/// window (`k + 4` in the row, `k + nx + 3` in it).
+#[inline(always)]
+fn moving_of_four(h: &[f64], mask: &[bool], k: usize, nx: usize, thr: f64) -> u32 {
+    let (right, down) = steep_of_four(&h[k..k + 5], &h[k + nx..k + nx + 4], thr);
+    // the footprint's nodes as bits: this row's five, the next row's four
+    let r = bits4(&mask[k..k + 4]) | (mask[k + 4] as u32) << 4;
+    let d = bits4(&mask[k + nx..k + nx + 4]);
+    (right & !(r | r >> 1) | down & !(r | d)) & 0xF
+}
+
+/// Four bools as the bits 0-3 of a word (the first in bit 0).
+#[inline(always)]
+fn bits4(b: &[bool]) -> u32 {
+    let b: &[bool; 4] = b.try_into().expect("four nodes");
+    let x = u32::from_le_bytes(b.map(u8::from)) as u64;
+    // each byte's 0 or 1 moved to bit 28 + its index (the other products land apart)
+    ((x * 0x1020_4080) >> 28) as u32 & 0xF
+}
+
+/// Bits 0-3 of [`moving_of_four`]'s steepness to the right (`|r[t] - r[t + 1]| > thr`)
+/// and below (`|r[t] - d[t]| > thr`), two nodes at a time (SSE2, every x86-64 has it).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn steep_of_four(r: &[f64], d: &[f64], thr: f64) -> (u32, u32) {
+    use std::arch::x86_64::*;
+    assert!(r.len() >= 5 && d.len() >= 4);
+    // SAFETY: SSE2 is part of x86-64; the loads read r[0..5] and d[0..4] (checked)
+    unsafe {
+        let (rp, dp) = (r.as_ptr(), d.as_ptr());
+        let (sign, t) = (_mm_set1_pd(-0.0), _mm_set1_pd(thr));
+        let steep = |a: __m128d, b: __m128d| {
+            _mm_movemask_pd(_mm_cmpgt_pd(_mm_andnot_pd(sign, _mm_sub_pd(a, b)), t)) as u32
+        };
+        let (a0, a1) = (_mm_loadu_pd(rp), _mm_loadu_pd(rp.add(2)));
+        let (b0, b1) = (_mm_loadu_pd(rp.add(1)), _mm_loadu_pd(rp.add(3)));
+        let (c0, c1) = (_mm_loadu_pd(dp), _mm_loadu_pd(dp.add(2)));
+        (
+            steep(a0, b0) | steep(a1, b1) << 2,
+            steep(a0, c0) | steep(a1, c1) << 2,
+        )
+    }
+}
+
+/// [`steep_of_four`] on processors other than x86-64.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn steep_of_four(r: &[f64], d: &[f64], thr: f64) -> (u32, u32) {
+    steep_of_four_by_node(r, d, thr)
+}
+
+/// [`steep_of_four`] one node at a time (processors other than x86-64; on x86-64 the
+/// tests' reference).
+#[cfg_attr(all(target_arch = "x86_64", not(test)), allow(dead_code))]
+#[inline(always)]
+fn steep_of_four_by_node(r: &[f64], d: &[f64], thr: f64) -> (u32, u32) {
+    let (mut right, mut down) = (0, 0);
+    for t in 0..4 {
+        right |= (((r[t] - r[t + 1]).abs() > thr) as u32) << t;
+        down |= (((r[t] - d[t]).abs() > thr) as u32) << t;
+    }
+    (right, down)
 }
 
 /// One node of an erosion sweep ([`erode`]): levels its pairs to the right and
@@ -924,6 +1035,42 @@ mod tests {
         // soil crossed the seam and spread in the second half
         assert!(h[(ny / 2) * nx + nx / 2] > rise && h[(ny / 2 + 1) * nx + nx / 2] > 0.0);
         assert!((h.iter().sum::<f64>() - 0.4).abs() < 1e-15);
+    }
+
+    #[test]
+    fn four_nodes_at_a_time_find_the_nodes_a_visit_moves() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let (nx, limit) = (9, 0.003);
+        let thr = limit + EROSION_TOL;
+        for _ in 0..4000 {
+            // differences at, just over and far over the threshold, and NaN
+            let mut h: Vec<f64> = (0..2 * nx)
+                .map(|_| match rng.gen_range(0..6) {
+                    0 => 0.0,
+                    1 => thr,
+                    2 => -thr,
+                    3 => f64::from_bits(thr.to_bits() + 1),
+                    4 => 0.01 * (rng.gen::<f64>() - 0.5),
+                    _ => 0.0005 * rng.gen::<f64>(),
+                })
+                .collect();
+            if rng.gen_range(0..20) == 0 {
+                h[rng.gen_range(0..2 * nx)] = f64::NAN;
+            }
+            let mask: Vec<bool> = (0..2 * nx).map(|_| rng.gen_range(0..4) == 0).collect();
+            let k = rng.gen_range(0..nx - 4);
+            // a node moves soil where level_pair would: steep by excess, both outside
+            let moves = |a: usize, b: usize| {
+                excess(h[a] - h[b], limit).is_some() && !mask[a] && !mask[b]
+            };
+            let want = (0..4)
+                .filter(|&t| moves(k + t, k + t + 1) || moves(k + t, k + t + nx))
+                .fold(0, |w, t| w | 1 << t);
+            assert_eq!(moving_of_four(&h, &mask, k, nx, thr), want, "{h:?} {mask:?} {k}");
+            let (r, d) = (&h[k..k + 5], &h[k + nx..k + nx + 4]);
+            assert_eq!(steep_of_four(r, d, thr), steep_of_four_by_node(r, d, thr));
+        }
     }
 
     #[test]
