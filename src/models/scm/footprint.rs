@@ -78,7 +78,19 @@ pub struct Edt {
     v: Vec<usize>,
     z: Vec<(i64, i64)>,
     top: Vec<i64>,
+    /// A row's squared column distances between [`FAR`] margins, and its minima
+    /// ([`near_row`]).
+    padded: Vec<i32>,
+    least: Vec<i32>,
 }
+
+/// Rows whose largest column distance is at most this many nodes take [`near_row`]
+/// (its work grows with the row's length times that distance; the lower envelope's
+/// with the length alone, but with a branch per parabola that mispredicts).
+const NEAR_ROW_MAX: u32 = 48;
+/// A squared distance no row of [`near_row`] reaches ([`NEAR_ROW_MAX`] squared, twice,
+/// stays far below it), standing for the nodes beyond the row's ends.
+const FAR: i32 = 1 << 30;
 
 /// A column distance standing for "no node outside in this column" (larger than any
 /// window; counting on from it stays far below overflow).
@@ -127,6 +139,11 @@ impl Edt {
         // around it, and nodes outside stay at 0.
         for j in 0..ny {
             let (c, out) = (&col[j * nx..(j + 1) * nx], &mut dist2[j * nx..(j + 1) * nx]);
+            let far = c.iter().copied().max().unwrap_or(0);
+            if far <= NEAR_ROW_MAX {
+                near_row(c, far, out, &mut self.padded, &mut self.least);
+                continue;
+            }
             let mut a = 0;
             while a < nx {
                 if c[a] == 0 {
@@ -158,6 +175,67 @@ impl Edt {
             }
         }
     }
+}
+
+/// The second pass of [`Edt`] on one row whose column distances `c` are at most `far`
+/// ([`NEAR_ROW_MAX`]): each node's squared distance is the least (q - p)^2 + c_p^2 over
+/// the row's nodes p, and only |q - p| < c_q can be less than c_q^2 (p = q itself),
+/// so the nodes within `far - 1` of each node are all it needs. The offsets one by
+/// one, every node of the row at once (no branch; the compiler's vector lanes): the
+/// same integers as the lower envelope, so the same squared distances into `out`.
+/// `padded` and `least` are work buffers.
+fn near_row(c: &[u32], far: u32, out: &mut [f64], padded: &mut Vec<i32>, least: &mut Vec<i32>) {
+    // the row in whole groups of eight nodes (the nodes past its end FAR)
+    let (n, r) = (c.len(), far.saturating_sub(1) as usize);
+    let m = n.div_ceil(8) * 8;
+    padded.clear();
+    padded.resize(r, FAR);
+    // c_p^2 <= NEAR_ROW_MAX^2: exact in i32
+    padded.extend(c.iter().map(|&x| (x * x) as i32));
+    padded.resize(m + 2 * r, FAR);
+    least.clear();
+    least.extend_from_slice(&padded[r..r + m]);
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") {
+        // SAFETY: AVX2 is there (checked above)
+        unsafe { near_offsets_avx2(padded, least, r) };
+    } else {
+        near_offsets(padded, least, r);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    near_offsets(padded, least, r);
+    for (o, &l) in out.iter_mut().zip(least.iter()) {
+        *o = l as f64;
+    }
+}
+
+/// The offsets 1 ..= `r` of [`near_row`]: `least` (whole groups of eight) takes the
+/// lesser of itself and the squared offset plus `padded` that far to either side
+/// (`padded` has `r` nodes of margin on each side of `least`'s).
+#[inline(always)]
+fn near_offsets(padded: &[i32], least: &mut [i32], r: usize) {
+    let m = least.len();
+    for o in 1..=r {
+        let oo = (o * o) as i32;
+        let (left, right) = (&padded[r - o..r - o + m], &padded[r + o..r + o + m]);
+        let groups = least.chunks_exact_mut(8).zip(left.chunks_exact(8)).zip(right.chunks_exact(8));
+        for ((l, a), b) in groups {
+            for t in 0..8 {
+                l[t] = l[t].min(a[t].min(b[t]) + oo);
+            }
+        }
+    }
+}
+
+/// [`near_offsets`] compiled for AVX2 (eight lanes, a min per instruction; the same
+/// integers).
+///
+/// # Safety
+/// The processor must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn near_offsets_avx2(padded: &[i32], least: &mut [i32], r: usize) {
+    near_offsets(padded, least, r)
 }
 
 /// The lower-envelope pass of [`Edt`] on one row: `f` the squared column distances
@@ -360,6 +438,46 @@ mod tests {
                 let mut f = vec![];
                 edt.outside_distance(&mask, nx, ny, &mut f);
                 assert_eq!(f, brute(&mask, nx), "{nx} x {ny}, fill {fill}");
+            }
+        }
+        // rows beside the near pass's bound (NEAR_ROW_MAX): a solid block a node
+        // narrower than twice the bound and as wide (column distances up to it) has
+        // its middle rows taken by the near pass, a block two nodes higher has them
+        // by the lower envelope
+        for ny in [2 * NEAR_ROW_MAX as usize + 1, 2 * NEAR_ROW_MAX as usize + 3] {
+            let nx = 2 * NEAR_ROW_MAX as usize + 5;
+            let mask: Vec<bool> = (0..nx * ny)
+                .map(|k| {
+                    let (i, j) = (k % nx, k / nx);
+                    (1..ny - 1).contains(&j) && (1..nx - 1).contains(&i) && rng.gen::<f64>() < 0.999
+                })
+                .collect();
+            let mut f = vec![];
+            edt.outside_distance(&mask, nx, ny, &mut f);
+            assert_eq!(f, brute(&mask, nx), "{nx} x {ny}");
+        }
+    }
+
+    #[test]
+    fn the_near_pass_is_the_same_with_and_without_avx2() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for _ in 0..200 {
+            let (n, r) = (8 * rng.gen_range(1..6), rng.gen_range(0..NEAR_ROW_MAX as usize));
+            let padded: Vec<i32> = (0..n + 2 * r).map(|_| rng.gen_range(0..2500)).collect();
+            let mut portable = padded[r..r + n].to_vec();
+            near_offsets(&padded, &mut portable, r);
+            // the brute force: every offset of each node
+            for (q, &l) in portable.iter().enumerate() {
+                let want = (0..=2 * r).map(|p| padded[q + p] + (p as i32 - r as i32).pow(2)).min();
+                assert_eq!(Some(l), want);
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx2") {
+                let mut wide = padded[r..r + n].to_vec();
+                // SAFETY: AVX2 is there (checked above)
+                unsafe { near_offsets_avx2(&padded, &mut wide, r) };
+                assert_eq!(wide, portable);
             }
         }
     }
