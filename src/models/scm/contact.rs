@@ -1077,69 +1077,72 @@ pub fn evaluate(
     let (mask, nodes, cells) = (&ws.mask, &ws.nodes, &ws.cached_nodes);
     let (h, zmin) = (&ws.h, &ws.raster.zmin);
     let dist = &mut ws.dist;
-    let distances = move || dist.find(mask, cells, nx, &rect, &foot_box);
+    // with the distances, the helper finds A and L too (the mask and the nodes only)
+    let distances = move || {
+        dist.find(mask, cells, nx, &rect, &foot_box);
+        new_footprint.then(|| area_and_contour(mask, nx, nodes))
+    };
     let soil = &ws.soils;
-    let (zp, js, class, k_b, cached_al) = (
-        &mut ws.zp,
-        &mut ws.j,
-        &mut ws.class,
-        &mut ws.k_b,
-        &mut ws.cached_al,
-    );
-    let mut loads = move || {
+    let (zp, js, class) = (&mut ws.zp, &mut ws.j, &mut ws.class);
+    let mut loads = move |al: bool| {
         // the rest of the soil state (the heights are those of the detection, moved
         // with the window)
         grid.load_state(&rect, zp, js);
         let (zp, js) = (&*zp, &*js);
         let sinkage = |k: usize| h[k] + zp[k] - zmin[k];
         mobilized(nodes, mob_all, k_shear, |k| js[k]);
-        if new_footprint {
-            *cached_al = area_and_contour(mask, nx, nodes);
-        }
-        let (a_nodes, l_nodes) = *cached_al;
-        let area = a_nodes * ds * ds;
-        let contour = l_nodes * ds;
-        let b_eff = if contour > 0.0 {
-            2.0 * area / contour
-        } else {
-            ds
-        };
+        let al = al.then(|| area_and_contour(mask, nx, nodes));
         match grid.soil_map() {
             Some(m) => m.classes_of(&rect, ds, class),
             None => class.clear(),
         }
-        // eq. (7): k = k_c / b_eff + k_phi, per class
-        k_b.clear();
-        k_b.extend(soil.iter().map(|s| s.kc / b_eff + s.kphi));
-        // pressure weighting, eq. (6)
-        let mut p_mean = 0.0;
         let (mut c_sum, mut tan_sum, mut z_max) = (0.0, 0.0, 0.0f64);
         if class.is_empty() {
             // z^n, once per node (reused for its yield pressure below)
             z_max = sinkage_powers(nodes, zn_all, p.n, sinkage);
-            for &x in zn_all.iter() {
-                p_mean += k_b[0] * x;
-            }
         } else {
             for (&k, x) in nodes.iter().zip(zn_all.iter_mut()) {
                 let c = class[k as usize] as usize;
                 let s = &soil[c];
                 let z = sinkage(k as usize);
                 *x = bekker(1.0, s.n, z);
-                p_mean += k_b[c] * *x;
                 c_sum += s.c;
                 tan_sum += s.tan_phi;
                 z_max = z_max.max(z);
             }
         }
-        (area, contour, b_eff, p_mean, c_sum, tan_sum, z_max)
+        (al, c_sum, tan_sum, z_max)
     };
-    let loaded = if need_dist {
-        crate::parallel::join(loads, distances).0
+    let ((al, c_sum, tan_sum, z_max), al_helper) = if need_dist {
+        crate::parallel::join(|| loads(false), distances)
     } else {
-        loads()
+        (loads(new_footprint), None)
     };
-    let (area, contour, b_eff, mut p_mean, c_sum, tan_sum, z_max) = loaded;
+    if let Some(al) = al.or(al_helper) {
+        ws.cached_al = al;
+    }
+    let (a_nodes, l_nodes) = ws.cached_al;
+    let area = a_nodes * ds * ds;
+    let contour = l_nodes * ds;
+    let b_eff = if contour > 0.0 {
+        2.0 * area / contour
+    } else {
+        ds
+    };
+    // eq. (7): k = k_c / b_eff + k_phi, per class
+    ws.k_b.clear();
+    ws.k_b.extend(ws.soils.iter().map(|s| s.kc / b_eff + s.kphi));
+    // pressure weighting, eq. (6): the mean pressure, node by node in node order
+    let mut p_mean = 0.0;
+    if ws.class.is_empty() {
+        for &x in ws.zn.iter() {
+            p_mean += ws.k_b[0] * x;
+        }
+    } else {
+        for (&k, &x) in ws.nodes.iter().zip(ws.zn.iter()) {
+            p_mean += ws.k_b[ws.class[k as usize] as usize] * x;
+        }
+    }
     ws.cached_dist |= need_dist;
     // the soil update's window: the footprint's box and room for its berm
     let tan_psi = least_tan_repose(&ws.soils);
