@@ -612,12 +612,10 @@ fn sweeps<L: Fn(usize, usize) -> f64>(
                         }
                         // the last node that moves soil (the first this way), if its
                         // block is active
-                        let t = i - 3 + (31 - s.leading_zeros() as usize);
-                        if m >> (t >> shift) & 1 == 0 {
-                            i = t;
+                        i = i - 3 + (31 - s.leading_zeros() as usize);
+                        if m >> (i >> shift) & 1 == 0 {
                             continue;
                         }
-                        i = t;
                     }
                     if visit(rows, h, j, i) {
                         moved = true;
