@@ -469,26 +469,33 @@ pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
 
 /// [`for_each`] over chunks `c` of `chunk` items of a slice, each with its own slot:
 /// `f(c, &mut items[c * chunk..], &mut slots[c])`, each chunk up to `chunk` long and
-/// one slot per chunk.
-pub fn for_each_chunk<A: Send, S: Send>(
+/// one slot per chunk; and `beside` as one more item after the chunks (taken by
+/// whichever thread is free first), whose result it returns.
+pub fn for_each_chunk<A: Send, S: Send, R: Send>(
     items: &mut [A],
     chunk: usize,
     slots: &mut [S],
     f: impl Fn(usize, &mut [A], &mut S) + Sync,
-) {
+    beside: impl FnOnce() -> R + Send,
+) -> R {
     assert!(chunk > 0, "for_each_chunk: empty chunks");
     let n = items.len();
-    assert_eq!(
-        slots.len(),
-        n.div_ceil(chunk),
-        "for_each_chunk: one slot per chunk"
-    );
+    let chunks = slots.len();
+    assert_eq!(chunks, n.div_ceil(chunk), "for_each_chunk: one slot per chunk");
     struct Ptr<A, S>(*mut A, *mut S);
     // SAFETY: chunk c covers c * chunk .. (c + 1) * chunk of the items and slot c only,
     // and each c is handed out once (`for_each`): no two calls alias
     unsafe impl<A: Send, S: Send> Sync for Ptr<A, S> {}
     let base = Ptr(items.as_mut_ptr(), slots.as_mut_ptr());
-    for_each(slots.len(), &|c| {
+    let (beside, out) = (Mutex::new(Some(beside)), Mutex::new(None));
+    for_each(chunks + 1, &|c| {
+        if c == chunks {
+            let job = beside.lock().unwrap_or_else(PoisonError::into_inner).take();
+            if let Some(job) = job {
+                *out.lock().unwrap_or_else(PoisonError::into_inner) = Some(job());
+            }
+            return;
+        }
         let base = &base;
         let (start, len) = (c * chunk, chunk.min(n - c * chunk));
         let (sa, slot) = unsafe {
@@ -499,6 +506,10 @@ pub fn for_each_chunk<A: Send, S: Send>(
         };
         f(c, sa, slot)
     });
+    // for_each ran every item (a panic in one was raised above)
+    out.into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .expect("parallel::for_each_chunk: the job beside did not run")
 }
 
 #[cfg(test)]
@@ -598,12 +609,19 @@ mod tests {
         assert!(r.is_err());
         for n in [0, 5, 64, 65, 1000] {
             let (mut a, mut b) = (vec![0usize; n], vec![0usize; n.div_ceil(16)]);
-            for_each_chunk(&mut a, 16, &mut b, |c, x, y| {
-                for (k, x) in x.iter_mut().enumerate() {
-                    *x = c * 16 + k;
-                }
-                *y = c + 1;
-            });
+            let beside = for_each_chunk(
+                &mut a,
+                16,
+                &mut b,
+                |c, x, y| {
+                    for (k, x) in x.iter_mut().enumerate() {
+                        *x = c * 16 + k;
+                    }
+                    *y = c + 1;
+                },
+                || n + 7,
+            );
+            assert_eq!(beside, n + 7);
             assert!(a.iter().enumerate().all(|(i, &x)| x == i));
             assert!(b.iter().enumerate().all(|(c, &y)| y == c + 1));
         }

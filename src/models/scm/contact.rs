@@ -1221,7 +1221,10 @@ pub fn evaluate(
         ws.chunk_sums.clear();
         ws.chunk_sums.resize(chunks, ChunkSum::default());
         let nodes = &ws.nodes;
-        crate::parallel::for_each_chunk(
+        // the side faces' passive earth pressure as one more item (it reads the mesh
+        // and the soil heights, which the nodes do not need)
+        let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
+        let side = crate::parallel::for_each_chunk(
             &mut ws.foot,
             PARALLEL_CHUNK,
             &mut ws.chunk_sums,
@@ -1229,13 +1232,12 @@ pub fn evaluate(
                 let m0 = c * PARALLEL_CHUNK;
                 sum.0 = four_nodes::run(&node, m0, &nodes[m0..m0 + foot.len()], foot);
             },
+            || side_force(p, grid, base, mesh, motion, raster, world, soils, z_top),
         );
         let mut total = NodeOut::default();
         for c in &ws.chunk_sums {
             total.merge(&c.0);
         }
-        let (raster, world, soils) = (&ws.raster, &ws.world, &ws.soils);
-        let side = side_force(p, grid, base, mesh, motion, raster, world, soils, z_top);
         (total, side)
     } else {
         // summed as they come, in node order; the side pressure beside them on a
