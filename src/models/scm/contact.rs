@@ -395,6 +395,11 @@ pub struct Workspace {
     pub(crate) at_rest: super::update_state::AtRest,
     pub(crate) at_rest_spare: super::update_state::AtRest,
     pub(crate) at_rest_next: bool,
+    /// Of a soil update whose window is as the last commit left it, the window nodes
+    /// of that commit's footprint (and held steep) outside this footprint.
+    pub(crate) left: Vec<u32>,
+    /// The columns and rows (window, half-open) of the soil update's footprint nodes.
+    pub(crate) foot_span: ((usize, usize), (usize, usize)),
     /// The soil of the update window is as the last commit left it (see
     /// [`super::update_state::AtRest`]).
     pub(crate) at_rest_valid: bool,

@@ -411,8 +411,8 @@ fn sources(
         rows_in_order &= j >= j1;
         (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
     }
-    ws.runs
-        .reset_to((i0.min(i1 + 1), i1 + 1), (j0.min(j1 + 1), j1 + 1));
+    ws.foot_span = ((i0.min(i1 + 1), i1 + 1), (j0.min(j1 + 1), j1 + 1));
+    ws.runs.reset_to(ws.foot_span.0, ws.foot_span.1);
     // `deposit` is all zeros between updates (the nodes that received soil are reset
     // after use, below): only a new window size needs filling
     ws.deposit.resize(len, 0.0);
@@ -423,7 +423,8 @@ fn sources(
     // shear displacement: reset off the footprint, grows on it. When the window's
     // soil is still as the last update left it (which reset every node of its window
     // off its footprint), only the nodes of that footprint and those outside that
-    // window can hold any (the same resets as a pass over the window)
+    // window can hold any (the same resets as a pass over the window). The nodes that
+    // footprint left are kept for the erosion's first sweep (`ws.left`)
     let mut reset = |k: usize| {
         if !ws.mask[k] && ws.j[k] != 0.0 {
             ws.j[k] = 0.0;
@@ -433,7 +434,14 @@ fn sources(
     if ws.at_rest_valid && !ws.full_sweeps {
         let (r, old) = (ws.rect, ws.at_rest.rect);
         outside(&r, &old, |i, j| reset(j * nx + i));
-        ws.at_rest.footprint_in(&r, |i, j| reset(j * nx + i));
+        ws.at_rest.left_in(&r, &ws.mask, &mut ws.left);
+        for &k in &ws.left {
+            let k = k as usize;
+            if ws.j[k] != 0.0 {
+                ws.j[k] = 0.0;
+                ws.changed[k] = true;
+            }
+        }
     } else {
         (0..len).for_each(reset);
     }

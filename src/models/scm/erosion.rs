@@ -88,15 +88,13 @@ pub(super) fn erode_window(p: &SoilParams, ds: f64, ws: &mut Workspace) {
                     .push((r.i0 + (k % nx) as i32, r.j0 + (k / nx) as i32))
             });
         }
-        // the footprint nodes are the mask's nodes (their grid columns and rows are
-        // the evaluation's)
-        next.foot.clone_from(&ws.cached_nodes);
-        debug_assert!(next
-            .foot
-            .iter()
-            .zip(&ws.foot_ij)
-            .all(|(&(gi, gj), &[i, j])| { (gi - r.i0, gj - r.j0) == (i as i32, j as i32) }));
-        debug_assert_eq!(next.foot.len(), ws.mask.iter().filter(|&&m| m).count());
+        // the footprint: the mask over the columns and rows of its nodes
+        let (cols, rows) = ws.foot_span;
+        next.record_footprint(&r, &ws.mask, cols, rows);
+        debug_assert_eq!(
+            next.foot_mask.iter().filter(|&&m| m).count(),
+            ws.mask.iter().filter(|&&m| m).count()
+        );
     }
     ws.caps = caps;
 }
@@ -113,12 +111,10 @@ fn seed_rows(ws: &mut Workspace) {
     let mut mark = |i: usize, j: usize| rows[j][0] |= 1u64 << (i >> shift);
     // the nodes outside the last window
     outside(&r, &old, &mut mark);
-    // the nodes the footprint left
-    ws.at_rest.footprint_in(&r, |i, j| {
-        if !ws.mask[j * nx + i] {
-            mark(i, j);
-        }
-    });
+    // the nodes the footprint left (and those held steep), found by the shear pass
+    for &k in &ws.left {
+        mark(k as usize % nx, k as usize / nx);
+    }
     // the nodes that received soil
     for &k in &ws.deposited {
         mark(k as usize % nx, k as usize / nx);
