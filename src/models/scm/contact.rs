@@ -341,6 +341,8 @@ pub struct Workspace {
     /// faces' box and [`MARGIN`]. Bodies whose update windows do not overlap can
     /// prepare their updates in parallel.
     pub update_rect: Rect,
+    /// The soil of the window `rect`: heights, and plastic sinkage and shear
+    /// displacement (these two only of the footprint's box: the rest is stale).
     pub(crate) h: Vec<f64>,
     pub(crate) zp: Vec<f64>,
     pub(crate) j: Vec<f64>,
@@ -1091,8 +1093,8 @@ pub fn evaluate(
     let (zp, js, class) = (&mut ws.zp, &mut ws.j, &mut ws.class);
     let mut loads = move |al: bool| {
         // the rest of the soil state (the heights are those of the detection, moved
-        // with the window)
-        grid.load_state(&rect, zp, js);
+        // with the window), of the footprint's box: only its nodes read it
+        grid.load_state_of(&rect, &foot_box, zp, js);
         let (zp, js) = (&*zp, &*js);
         let sinkage = |k: usize| h[k] + zp[k] - zmin[k];
         mobilized(nodes, mob_all, k_shear, |k| js[k]);

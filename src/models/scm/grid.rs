@@ -361,9 +361,29 @@ impl SoilGrid {
         self.load_into(Some(base), rect, Some(h), Some((zp, js)));
     }
 
-    /// [`SoilGrid::load`] of the plastic sinkage and shear displacement alone.
-    pub fn load_state(&self, rect: &Rect, zp: &mut Vec<f64>, js: &mut Vec<f64>) {
-        self.load_into(None, rect, None, Some((zp, js)));
+    /// The plastic sinkage and shear displacement of the nodes of `part` (inside
+    /// `rect`) into the dense row-major buffers of `rect` (resized to its length):
+    /// the nodes of `rect` outside `part` keep whatever the buffers held.
+    pub fn load_state_of(&self, rect: &Rect, part: &Rect, zp: &mut Vec<f64>, js: &mut Vec<f64>) {
+        debug_assert!(rect.intersect(part) == *part, "the part lies in the window");
+        zp.resize(rect.len(), 0.0);
+        js.resize(rect.len(), 0.0);
+        let nx = rect.nx as usize;
+        for_each_run(part, |i, j, key, local, _, run| {
+            let at = (j - rect.j0) as usize * nx + (i - rect.i0) as usize;
+            let (zp, js) = (&mut zp[at..at + run], &mut js[at..at + run]);
+            match self.index.get(&key) {
+                Some(&t) => {
+                    let t = &self.tiles[t as usize];
+                    zp.copy_from_slice(&t.zp[local..local + run]);
+                    js.copy_from_slice(&t.j[local..local + run]);
+                }
+                None => {
+                    zp.fill(0.0);
+                    js.fill(0.0);
+                }
+            }
+        });
     }
 
     /// [`SoilGrid::load`] of the heights alone.
@@ -663,5 +683,47 @@ mod tests {
         assert_eq!(h, h2);
         assert_eq!(zp, zp2);
         assert!(g.max_height(&base, &r) >= h[3]);
+    }
+
+    /// The state of a part of a window, read into the window's buffers, is what a
+    /// load of the whole window reads there, across tile borders and untouched tiles;
+    /// the rest of the buffers stays as it was.
+    #[test]
+    fn the_state_of_a_part_is_that_of_the_whole_window() {
+        let base = flat();
+        let mut g = SoilGrid::new(0.01, -10.0, 10.0, -10.0, 10.0);
+        let r = Rect {
+            i0: -45,
+            j0: 20,
+            nx: 80,
+            ny: 30,
+        };
+        let (mut h, mut zp, mut js) = (vec![], vec![], vec![]);
+        g.load(&base, &r, &mut h, &mut zp, &mut js);
+        // some nodes changed, in two of the tiles the window crosses (the others stay
+        // untouched)
+        let mut changed = vec![false; r.len()];
+        for k in (0..r.len()).filter(|k| k % 7 == 3 && k % 80 < 30) {
+            zp[k] = 1e-3 * k as f64;
+            js[k] = 2e-3 * k as f64;
+            changed[k] = true;
+        }
+        g.store(&base, &r, &h, &zp, &js, &changed);
+        let part = Rect {
+            i0: -37,
+            j0: 25,
+            nx: 60,
+            ny: 17,
+        };
+        let (mut zp2, mut js2) = (vec![-1.0; r.len()], vec![-1.0; r.len()]);
+        g.load_state_of(&r, &part, &mut zp2, &mut js2);
+        for k in 0..r.len() {
+            let (i, j) = (r.i0 + (k % 80) as i32, r.j0 + (k / 80) as i32);
+            let inside = (part.i0..part.i0 + part.nx).contains(&i)
+                && (part.j0..part.j0 + part.ny).contains(&j);
+            let want = if inside { (zp[k], js[k]) } else { (-1.0, -1.0) };
+            assert_eq!((zp2[k], js2[k]), want, "node {i}, {j}");
+        }
+        assert!(zp2.iter().any(|&z| z > 0.0));
     }
 }
