@@ -12,7 +12,7 @@ use super::contact::Workspace;
 use super::erosion::{add_soil, erode_window, erodes_in_halves};
 use super::grid::SoilGrid;
 use super::rect::outside;
-use super::update_state::{RadialHandoff, RadialSources, RadialSpread, Runs, SpreadSlot};
+use super::update_state::{word8, RadialHandoff, RadialSources, RadialSpread, Runs, SpreadSlot};
 use std::sync::atomic::Ordering::Release;
 use super::pressure::{bekker, plastic_sinkage};
 use super::SoilParams;
@@ -435,13 +435,7 @@ fn sources(
         let (r, old) = (ws.rect, ws.at_rest.rect);
         outside(&r, &old, |i, j| reset(j * nx + i));
         ws.at_rest.left_in(&r, &ws.mask, &mut ws.left);
-        for &k in &ws.left {
-            let k = k as usize;
-            if ws.j[k] != 0.0 {
-                ws.j[k] = 0.0;
-                ws.changed[k] = true;
-            }
-        }
+        ws.left.iter().for_each(|&k| reset(k as usize));
     } else {
         (0..len).for_each(reset);
     }
@@ -609,15 +603,9 @@ fn border_nodes(
 fn bytes8(mask: &[bool], a: usize, n: usize) -> u64 {
     let keep = if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
     match mask.get(a..a + 8) {
-        Some(b) => {
-            let b: &[bool; 8] = b.try_into().expect("eight nodes");
-            u64::from_le_bytes(b.map(u8::from)) & keep
-        }
+        Some(b) => word8(b) & keep,
         // near the window's end
-        None => mask[a..a + n]
-            .iter()
-            .enumerate()
-            .fold(0, |w, (t, &m)| w | (m as u64) << (8 * t)),
+        None => word8(&mask[a..a + n]),
     }
 }
 

@@ -414,7 +414,7 @@ impl AtRest {
 /// Up to eight bools as the bytes of a word (the first in the lowest byte, 1 for
 /// true; the bytes past them 0).
 #[inline(always)]
-fn word8(b: &[bool]) -> u64 {
+pub(super) fn word8(b: &[bool]) -> u64 {
     match <&[bool; 8]>::try_from(b) {
         Ok(b) => u64::from_le_bytes(b.map(u8::from)),
         Err(_) => b.iter().rev().fold(0, |w, &x| w << 8 | x as u64),
