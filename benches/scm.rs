@@ -6,6 +6,11 @@
 //!   `<ds>_soil_every_5ms`: the same with the soil updated every 5 ms (the paper's
 //!   second clock; contact forces still every step);
 //! - `scm_rover_step`: the six kinematic wheels of `scm_rover_wheels` at ds = 10 mm;
+//! - `scm_kinematic_wheel/<ds>`: the contact FMU of the co-simulated loop
+//!   (`cosim_scm_contact`): the same wheel as a kinematic body, its pose and velocities
+//!   set every step as a master sets them (rolling at 0.2 m/s and 1 rad/s, the hub
+//!   2.5 cm below the wheel's rest height on fresh soil), one fmi2SetReal and one
+//!   fmi2DoStep per step: no pose is known ahead, so each evaluation scan-converts;
 //! - `scm_field_instantiate`: a World with a 1 km x 1 km field at 1 cm.
 //!
 //! Each prints the grid spacing and the footprint node count beside the time.
@@ -133,6 +138,57 @@ fn rover(c: &mut Criterion) {
     });
 }
 
+fn kinematic_wheel(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scm_kinematic_wheel");
+    for ds in [0.01, 0.005] {
+        let mut w = world("cosim_scm_contact", &[("soil.ds", ds)]);
+        let names: Vec<String> = ["r[1]", "r[2]", "r[3]", "q[1]", "q[2]", "q[3]", "q[4]"]
+            .iter()
+            .chain(&["v[1]", "v[2]", "v[3]", "w[1]", "w[2]", "w[3]"])
+            .map(|s| format!("wheel.{s}"))
+            .collect();
+        let vrs: Vec<u32> = names
+            .iter()
+            .map(|n| w.table().by_name(n).unwrap().vr)
+            .collect();
+        // the pose from the time, so a restore puts the wheel back
+        let mut step = |w: &mut World| {
+            let t = w.time() + 1e-3;
+            let (v, omega) = (0.2, 1.0);
+            let half = 0.5 * omega * t;
+            let x = [
+                v * t,
+                0.0,
+                0.237,
+                half.cos(),
+                0.0,
+                half.sin(),
+                0.0,
+                v,
+                0.0,
+                0.0,
+                0.0,
+                omega,
+                0.0,
+            ];
+            w.set_reals(&vrs, &x, Phase::Stepping).unwrap();
+            w.do_step(1e-3).unwrap();
+        };
+        for _ in 0..1000 {
+            step(&mut w);
+        }
+        eprintln!(
+            "scm_kinematic_wheel ds = {} mm: {} footprint nodes",
+            ds * 1e3,
+            get(&mut w, "wheel.contact_nodes")
+        );
+        g.bench_function(format!("ds_{}mm", ds * 1e3), |b| {
+            b.iter_custom(|iters| timed_steps(&mut w, iters, &mut step))
+        });
+    }
+    g.finish();
+}
+
 fn field(c: &mut Criterion) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/scm_rover_wheels.json");
     let mut s = scenario::load(&path).unwrap();
@@ -156,5 +212,5 @@ fn field(c: &mut Criterion) {
     );
 }
 
-criterion_group!(benches, single_wheel, rover, field);
+criterion_group!(benches, single_wheel, rover, kinematic_wheel, field);
 criterion_main!(benches);
