@@ -8,9 +8,10 @@
 //! - `scm_rover_step`: the six kinematic wheels of `scm_rover_wheels` at ds = 10 mm;
 //! - `scm_kinematic_wheel/<ds>`: the contact FMU of the co-simulated loop
 //!   (`cosim_scm_contact`): the same wheel as a kinematic body, its pose and velocities
-//!   set every step as a master sets them (rolling at 0.2 m/s and 1 rad/s, the hub
-//!   2.5 cm below the wheel's rest height on fresh soil), one fmi2SetReal and one
-//!   fmi2DoStep per step: no pose is known ahead, so each evaluation scan-converts;
+//!   set every step as a master sets them (rolling at 0.2 m/s and 1 rad/s, the hub at
+//!   z = 0.237 m: the grouser tips 2.3 cm below the fresh soil's top), one fmi2SetReal
+//!   and one fmi2DoStep per step: no pose is known ahead, so each evaluation
+//!   scan-converts;
 //! - `scm_field_instantiate`: a World with a 1 km x 1 km field at 1 cm.
 //!
 //! Each prints the grid spacing and the footprint node count beside the time.
@@ -38,6 +39,15 @@ fn set(w: &mut World, name: &str, x: f64, phase: Phase) {
     let var = w.table().by_name(name).unwrap().clone();
     assert_eq!(var.ty, VarType::Real);
     w.set_reals(&[var.vr], &[x], phase).unwrap();
+}
+
+/// The value references of `names`, looked up once, as an importer resolves them from
+/// modelDescription.xml.
+fn value_refs<S: AsRef<str>>(w: &World, names: &[S]) -> Vec<u32> {
+    names
+        .iter()
+        .map(|n| w.table().by_name(n.as_ref()).unwrap().vr)
+        .collect()
 }
 
 fn get(w: &mut World, name: &str) -> f64 {
@@ -110,11 +120,7 @@ fn rover(c: &mut Criterion) {
         .map(|s| format!("wheel_{s}.r[1]"))
         .collect();
     let x0: Vec<f64> = names.iter().map(|n| get(&mut w, n)).collect();
-    // value references once, as an importer resolves them from modelDescription.xml
-    let vrs: Vec<u32> = names
-        .iter()
-        .map(|n| w.table().by_name(n).unwrap().vr)
-        .collect();
+    let vrs = value_refs(&w, &names);
     let mut x = x0.clone();
     // the wheels move at 0.1 m/s; positions from the time, so a restore puts them back;
     // one fmi2SetReal of the six inputs, one fmi2DoStep
@@ -142,15 +148,12 @@ fn kinematic_wheel(c: &mut Criterion) {
     let mut g = c.benchmark_group("scm_kinematic_wheel");
     for ds in [0.01, 0.005] {
         let mut w = world("cosim_scm_contact", &[("soil.ds", ds)]);
-        let names: Vec<String> = ["r[1]", "r[2]", "r[3]", "q[1]", "q[2]", "q[3]", "q[4]"]
-            .iter()
-            .chain(&["v[1]", "v[2]", "v[3]", "w[1]", "w[2]", "w[3]"])
-            .map(|s| format!("wheel.{s}"))
-            .collect();
-        let vrs: Vec<u32> = names
-            .iter()
-            .map(|n| w.table().by_name(n).unwrap().vr)
-            .collect();
+        let names = [
+            "r[1]", "r[2]", "r[3]", "q[1]", "q[2]", "q[3]", "q[4]", "v[1]", "v[2]", "v[3]",
+            "w[1]", "w[2]", "w[3]",
+        ]
+        .map(|s| format!("wheel.{s}"));
+        let vrs = value_refs(&w, &names);
         // the pose from the time, so a restore puts the wheel back
         let mut step = |w: &mut World| {
             let t = w.time() + 1e-3;
