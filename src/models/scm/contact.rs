@@ -402,6 +402,16 @@ pub struct Workspace {
     pub(crate) left: Vec<u32>,
     /// The columns and rows (window, half-open) of the soil update's footprint nodes.
     pub(crate) foot_span: ((usize, usize), (usize, usize)),
+    /// The box of the last evaluation's footprint nodes (grid columns and rows; empty
+    /// without a footprint).
+    pub(crate) foot_grid_box: Rect,
+    /// Found by [`super::deform::load`] as it places the footprint nodes in the update
+    /// window: their first and last columns and rows (usize::MAX, 0, usize::MAX, 0
+    /// for none), the sums of their columns and of their rows, and whether they come
+    /// row by row.
+    pub(crate) foot_box: [usize; 4],
+    pub(crate) foot_sums: [usize; 2],
+    pub(crate) foot_rows_in_order: bool,
     /// The soil of the update window is as the last commit left it (see
     /// [`super::update_state::AtRest`]).
     pub(crate) at_rest_valid: bool,
@@ -1061,6 +1071,7 @@ pub fn evaluate(
         nx: (a1 - a0 + 1) as i32,
         ny: (b1 - b0 + 1) as i32,
     };
+    ws.foot_grid_box = foot_box;
     // footprint specific: eq. (4), (5), (3). A footprint that did not change since the
     // last evaluation (a body resting, or moving less than a node) keeps its A, L and
     // distances: they depend on the mask only

@@ -307,19 +307,46 @@ pub fn load(grid: &SoilGrid, base: &Surface, ws: &mut Workspace) -> bool {
     ws.mask.resize(u.len(), false);
     ws.foot_ij.clear();
     ws.foot_k.clear();
-    // each footprint node's grid column and row, from the evaluation
+    // each footprint node's grid column and row, from the evaluation; their box, the
+    // sums of their columns and rows and their order (for `sources`: one pass)
     debug_assert_eq!(ws.cached_nodes.len(), ws.foot.len());
+    let (mut sum_i, mut sum_j, mut last_j) = (0, 0, 0);
+    let mut rows_in_order = true;
     for &(gi, gj) in &ws.cached_nodes {
         let (i, j) = (gi - u.i0, gj - u.j0);
         debug_assert!(
             i >= 0 && j >= 0 && (i as usize) < unx,
             "footprint node off the window"
         );
-        let q = j as usize * unx + i as usize;
+        let (i, j) = (i as usize, j as usize);
+        let q = j * unx + i;
         ws.foot_k.push(q as u32);
         ws.mask[q] = true;
         ws.foot_ij.push([i as u32, j as u32]);
+        rows_in_order &= j >= last_j;
+        last_j = j;
+        sum_i += i;
+        sum_j += j;
     }
+    // (the evaluation's box of the same nodes)
+    let b = ws.foot_grid_box;
+    ws.foot_box = if ws.cached_nodes.is_empty() {
+        [usize::MAX, 0, usize::MAX, 0]
+    } else {
+        debug_assert!(b.i0 >= u.i0 && b.j0 >= u.j0, "footprint box off the window");
+        let (i0, j0) = ((b.i0 - u.i0) as usize, (b.j0 - u.j0) as usize);
+        [i0, i0 + b.nx as usize - 1, j0, j0 + b.ny as usize - 1]
+    };
+    debug_assert_eq!(
+        ws.foot_box,
+        ws.foot_ij.iter().fold([usize::MAX, 0, usize::MAX, 0], |[a, b, c, d], &[i, j]| {
+            let (i, j) = (i as usize, j as usize);
+            [a.min(i), b.max(i), c.min(j), d.max(j)]
+        }),
+        "the evaluation's footprint box"
+    );
+    ws.foot_sums = [sum_i, sum_j];
+    ws.foot_rows_in_order = rows_in_order;
     ws.rect = u;
     // the soil as it is now (another body's update may have changed it): what the
     // last commit left in these buffers where nothing wrote since, read where not
@@ -402,15 +429,11 @@ fn sources(
     let (nx, ny) = (rect.nx as usize, rect.ny as usize);
     let len = rect.len();
     // the footprint's columns and rows: runs and border lie there and one node around
+    // (`load` found them; the nodes come row by row, from the evaluation's pass over
+    // its window)
     debug_assert_eq!(ws.foot_ij.len(), ws.foot.len());
-    let (mut i0, mut i1, mut j0, mut j1) = (usize::MAX, 0, usize::MAX, 0);
-    // (they come row by row, from the evaluation's pass over its window)
-    let mut rows_in_order = true;
-    for &[i, j] in &ws.foot_ij {
-        let (i, j) = (i as usize, j as usize);
-        rows_in_order &= j >= j1;
-        (i0, i1, j0, j1) = (i0.min(i), i1.max(i), j0.min(j), j1.max(j));
-    }
+    let [i0, i1, j0, j1] = ws.foot_box;
+    let rows_in_order = ws.foot_rows_in_order;
     ws.foot_span = ((i0.min(i1 + 1), i1 + 1), (j0.min(j1 + 1), j1 + 1));
     ws.runs.reset_to(ws.foot_span.0, ws.foot_span.1);
     // `deposit` is all zeros between updates (the nodes that received soil are reset
@@ -474,13 +497,8 @@ fn sources(
     // whole border, as the paper's Fig. 13.
     let (vx, vy) = (ws.body_v[0], ws.body_v[1]);
     let speed = pmath::hypot(vx, vy);
-    let (mut ci, mut cj) = (0.0, 0.0);
-    for &[i, j] in &ws.foot_ij {
-        ci += i as f64;
-        cj += j as f64;
-    }
-    ci /= ws.foot.len() as f64;
-    cj /= ws.foot.len() as f64;
+    // (integer sums: the same as summed node by node in f64, which is exact for them)
+    let [ci, cj] = ws.foot_sums.map(|s| s as f64 / ws.foot.len() as f64);
     // |d.v| <= |d| |v| cos 45 deg, squared (both sides are not negative)
     let beside = |b: u32| {
         let (di, dj) = ((b as usize % nx) as f64 - ci, (b as usize / nx) as f64 - cj);

@@ -164,8 +164,6 @@ fn extend_base_row(base: &Surface, h: &mut Vec<f64>, i: i32, run: usize, ds: f64
     }
 }
 
-/// Calls `f(i, j, tile key, index in the tile, index in the rect's buffer, length)`
-/// for each run of nodes of one row of `rect` that lie in one tile, row by row.
 /// The first and last tile keys of the tiles `rect` touches (`rect` not empty).
 fn tile_keys(rect: &Rect) -> ((i32, i32), (i32, i32)) {
     let (i1, j1) = (rect.i0 + rect.nx - 1, rect.j0 + rect.ny - 1);
@@ -175,6 +173,8 @@ fn tile_keys(rect: &Rect) -> ((i32, i32), (i32, i32)) {
     )
 }
 
+/// Calls `f(i, j, tile key, index in the tile, index in the rect's buffer, length)`
+/// for each run of nodes of one row of `rect` that lie in one tile, row by row.
 fn for_each_run(rect: &Rect, mut f: impl FnMut(i32, i32, (i32, i32), usize, usize, usize)) {
     let nx = rect.nx as usize;
     for jj in 0..rect.ny {
@@ -186,6 +186,54 @@ fn for_each_run(rect: &Rect, mut f: impl FnMut(i32, i32, (i32, i32), usize, usiz
             let run = (TILE - i.rem_euclid(TILE)).min(rect.nx - ii) as usize;
             f(i, j, key, local, jj as usize * nx + ii as usize, run);
             ii += run as i32;
+        }
+    }
+}
+
+/// The tile lookups of one band of [`TILE`] rows, each made once: a window's rows
+/// in one band meet the same tiles, run after run (a wheel's soil update at 1 cm
+/// looked up about 50 runs' tiles in its store, for 4 tiles).
+struct BandTiles {
+    /// The band's tile row, and the first tile column (the window's).
+    row: i32,
+    col0: i32,
+    /// Per tile column from `col0`: the tile's index, [`BandTiles::ABSENT`] or
+    /// [`BandTiles::UNKNOWN`] (not looked up yet in this band).
+    slots: [u32; 16],
+}
+
+impl BandTiles {
+    const UNKNOWN: u32 = u32::MAX;
+    const ABSENT: u32 = u32::MAX - 1;
+
+    /// For the runs of `rect`.
+    fn new(rect: &Rect) -> Self {
+        BandTiles {
+            row: i32::MIN,
+            col0: rect.i0.div_euclid(TILE),
+            slots: [Self::UNKNOWN; 16],
+        }
+    }
+
+    /// The tile of `key` as `lookup` finds it (None: not stored), which runs once per
+    /// tile of the band (always, past 16 tile columns).
+    #[inline]
+    fn get(&mut self, key: (i32, i32), lookup: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        if key.1 != self.row {
+            self.row = key.1;
+            self.slots = [Self::UNKNOWN; 16];
+        }
+        let Some(slot) = self.slots.get_mut((key.0 - self.col0) as usize) else {
+            return lookup();
+        };
+        match *slot {
+            Self::UNKNOWN => {
+                let t = lookup();
+                *slot = t.unwrap_or(Self::ABSENT);
+                t
+            }
+            Self::ABSENT => None,
+            t => Some(t),
         }
     }
 }
@@ -369,11 +417,12 @@ impl SoilGrid {
         zp.resize(rect.len(), 0.0);
         js.resize(rect.len(), 0.0);
         let nx = rect.nx as usize;
+        let mut band = BandTiles::new(part);
         for_each_run(part, |i, j, key, local, _, run| {
             let at = (j - rect.j0) as usize * nx + (i - rect.i0) as usize;
             let (zp, js) = (&mut zp[at..at + run], &mut js[at..at + run]);
-            match self.index.get(&key) {
-                Some(&t) => {
+            match band.get(key, || self.index.get(&key).copied()) {
+                Some(t) => {
                     let t = &self.tiles[t as usize];
                     zp.copy_from_slice(&t.zp[local..local + run]);
                     js.copy_from_slice(&t.j[local..local + run]);
@@ -476,9 +525,10 @@ impl SoilGrid {
         }
         // runs come in buffer order (row by row, left to right): appended, not
         // written over zeros
+        let mut band = BandTiles::new(rect);
         for_each_run(rect, |i, j, key, local, _, run| {
-            match self.index.get(&key) {
-                Some(&t) => {
+            match band.get(key, || self.index.get(&key).copied()) {
+                Some(t) => {
                     let t = &self.tiles[t as usize];
                     if let Some(h) = h.as_mut() {
                         h.extend_from_slice(&t.h[local..local + run]);
@@ -553,14 +603,21 @@ impl SoilGrid {
     ) {
         self.dirty.clear();
         self.writes += 1;
+        let mut band = BandTiles::new(rect);
         for_each_run(rect, |_, _, key, local, at, run| {
             // (a fold, not `any`: no exit per node, so it vectorizes)
             if changed[at..at + run].iter().fold(false, |a, &c| a | c) {
-                let t = self.tile_index(base, key);
-                if !self.dirty.contains(&(t as u32)) {
-                    self.dirty.push(t as u32);
-                    self.stamps[t] = self.writes;
-                }
+                // (a tile is in one band: this runs once per tile written)
+                let t = band
+                    .get(key, || {
+                        let t = self.tile_index(base, key);
+                        if !self.dirty.contains(&(t as u32)) {
+                            self.dirty.push(t as u32);
+                            self.stamps[t] = self.writes;
+                        }
+                        Some(t as u32)
+                    })
+                    .expect("a tile written is stored") as usize;
                 // the whole run: its unchanged nodes hold what the load read here
                 // (or, in a tile new here, the base surface it was filled with)
                 let tile = &mut self.tiles[t];
@@ -683,6 +740,39 @@ mod tests {
         assert_eq!(h, h2);
         assert_eq!(zp, zp2);
         assert!(g.max_height(&base, &r) >= h[3]);
+    }
+
+    /// Loads and stores of windows wider than the tile lookups a band keeps (16 tile
+    /// columns) and across bands give each node its own soil: what `node` reads.
+    #[test]
+    fn wide_windows_across_bands_load_and_store_node_by_node() {
+        let base = Surface::Plane {
+            height: 0.0,
+            angle: 0.05,
+        };
+        let mut g = SoilGrid::new(0.01, -10.0, 10.0, -10.0, 10.0);
+        for (r, every) in [
+            (Rect { i0: -300, j0: -20, nx: 610, ny: 45 }, 5),
+            (Rect { i0: -17, j0: 10, nx: 40, ny: 70 }, 3),
+        ] {
+            let (mut h, mut zp, mut js) = (vec![], vec![], vec![]);
+            g.load(&base, &r, &mut h, &mut zp, &mut js);
+            let mut changed = vec![false; r.len()];
+            for k in (0..r.len()).filter(|k| k % every == 1 && k % 97 < 40) {
+                h[k] -= 1e-4 * (k % 13) as f64;
+                zp[k] = 1e-5 * k as f64;
+                js[k] = 1e-6 * k as f64;
+                changed[k] = true;
+            }
+            g.store(&base, &r, &h, &zp, &js, &changed);
+            let (mut h2, mut zp2, mut j2) = (vec![], vec![], vec![]);
+            g.load(&base, &r, &mut h2, &mut zp2, &mut j2);
+            assert_eq!((&h, &zp, &js), (&h2, &zp2, &j2));
+            for k in 0..r.len() {
+                let (i, j) = (r.i0 + (k % r.nx as usize) as i32, r.j0 + (k / r.nx as usize) as i32);
+                assert_eq!(g.node(&base, i, j), (h[k], zp[k]), "node {i} {j}");
+            }
+        }
     }
 
     /// The state of a part of a window, read into the window's buffers, is what a
