@@ -199,10 +199,12 @@ struct BandTiles {
     col0: i32,
     /// Per tile column from `col0`: the tile's index, [`BandTiles::ABSENT`] or
     /// [`BandTiles::UNKNOWN`] (not looked up yet in this band).
-    slots: [u32; 16],
+    slots: [u32; BandTiles::SLOTS],
 }
 
 impl BandTiles {
+    /// Tile columns kept per band; the ones past them are looked up every time.
+    const SLOTS: usize = 16;
     const UNKNOWN: u32 = u32::MAX;
     const ABSENT: u32 = u32::MAX - 1;
 
@@ -211,17 +213,17 @@ impl BandTiles {
         BandTiles {
             row: i32::MIN,
             col0: rect.i0.div_euclid(TILE),
-            slots: [Self::UNKNOWN; 16],
+            slots: [Self::UNKNOWN; Self::SLOTS],
         }
     }
 
     /// The tile of `key` as `lookup` finds it (None: not stored), which runs once per
-    /// tile of the band (always, past 16 tile columns).
+    /// tile of the band (always, past [`BandTiles::SLOTS`] tile columns).
     #[inline]
     fn get(&mut self, key: (i32, i32), lookup: impl FnOnce() -> Option<u32>) -> Option<u32> {
         if key.1 != self.row {
             self.row = key.1;
-            self.slots = [Self::UNKNOWN; 16];
+            self.slots = [Self::UNKNOWN; Self::SLOTS];
         }
         let Some(slot) = self.slots.get_mut((key.0 - self.col0) as usize) else {
             return lookup();
@@ -742,8 +744,9 @@ mod tests {
         assert!(g.max_height(&base, &r) >= h[3]);
     }
 
-    /// Loads and stores of windows wider than the tile lookups a band keeps (16 tile
-    /// columns) and across bands give each node its own soil: what `node` reads.
+    /// Loads and stores of windows wider than the tile lookups a band keeps
+    /// ([`BandTiles::SLOTS`] tile columns) and across bands give each node its own
+    /// soil: what `node` reads.
     #[test]
     fn wide_windows_across_bands_load_and_store_node_by_node() {
         let base = Surface::Plane {
