@@ -388,7 +388,7 @@ pub struct Workspace {
     pub(crate) changed: Vec<bool>,
     /// A prepared soil update waits for its commit (see [`super::deform::prepare`]).
     pub(crate) pending: bool,
-    /// Footprint runs for the parallel field's walks.
+    /// Footprint runs for the parallel field's walks that do not go along a row.
     pub(crate) runs: super::update_state::Runs,
     /// Erosion scratch: per row, the column blocks changed in the last two sweeps.
     pub(crate) erosion_rows: Vec<[u64; 2]>,

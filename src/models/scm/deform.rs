@@ -12,6 +12,7 @@ use super::contact::Workspace;
 use super::erosion::{add_soil, erode_window, erodes_in_halves};
 use super::grid::SoilGrid;
 use super::rect::outside;
+use super::row_walk::RowWalks;
 use super::update_state::{word8, RadialHandoff, RadialSources, RadialSpread, Runs, SpreadSlot};
 use std::sync::atomic::Ordering::Release;
 use super::pressure::{bekker, plastic_sinkage};
@@ -37,7 +38,8 @@ fn swap_buffers(ws: &mut Workspace) {
 /// Along an axis-major direction the walk skips ahead over the run of footprint nodes
 /// in its current row (or column) while the minor coordinate stays the same (found by
 /// bisection: it changes monotonically with the step), so the result is the node the
-/// step-by-step walk reaches, at the cost of the rows it crosses.
+/// step-by-step walk reaches, at the cost of the rows it crosses. The walks along a
+/// row take [`RowWalks`] instead (`walk`), which ends them without the runs.
 fn march(
     mask: &[bool],
     runs: &mut Runs,
@@ -642,8 +644,15 @@ fn walk(ws: &mut Workspace) {
     let (nx, ny) = (ws.rect.nx as usize, ws.rect.ny as usize);
     let (mask, runs, walks) = (&ws.mask, &mut ws.runs, &ws.walks);
     let (deposit, deposited) = (&mut ws.deposit, &mut ws.deposited);
+    let mut rows = RowWalks::default();
     for &([i, j], dx, dy, amount) in walks {
-        let q = march(mask, runs, nx, ny, (i as usize, j as usize), dx, dy);
+        let from = (i as usize, j as usize);
+        // along a row (`march`'s test): most walks, ending where the last one did
+        let q = if dx.abs() == 1.0 && dy.abs() < 1.0 && dy.abs() * nx as f64 * 2.0 < 1.0 {
+            rows.end(mask, nx, ny, from, dx > 0.0)
+        } else {
+            march(mask, runs, nx, ny, from, dx, dy)
+        };
         if deposit[q] == 0.0 {
             deposited.push(q as u32);
         }

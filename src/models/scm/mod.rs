@@ -22,6 +22,7 @@ pub mod footprint;
 pub mod grid;
 pub mod pressure;
 pub mod rect;
+mod row_walk;
 pub mod scene;
 pub mod check;
 pub mod section;
