@@ -40,6 +40,7 @@ fn swap_buffers(ws: &mut Workspace) {
 /// bisection: it changes monotonically with the step), so the result is the node the
 /// step-by-step walk reaches, at the cost of the rows it crosses. The walks along a
 /// row take [`RowWalks`] instead (`walk`), which ends them without the runs.
+#[inline(never)]
 fn march(
     mask: &[bool],
     runs: &mut Runs,
@@ -464,14 +465,18 @@ fn sources(
     } else {
         (0..len).for_each(reset);
     }
-    for (f, &k) in ws.foot.iter().zip(&ws.foot_k) {
-        let k = k as usize;
-        if f.slide > 0.0 {
-            ws.j[k] += f.slide * dt;
-            ws.changed[k] = true;
+    // (made in the shear pass below when it runs)
+    let slide = |ws: &mut Workspace| {
+        for (f, &k) in ws.foot.iter().zip(&ws.foot_k) {
+            let k = k as usize;
+            if f.slide > 0.0 {
+                ws.j[k] += f.slide * dt;
+                ws.changed[k] = true;
+            }
         }
-    }
+    };
     if !deform {
+        slide(ws);
         return Some(true);
     }
     if ws.foot.is_empty() {
@@ -487,6 +492,7 @@ fn sources(
     border_nodes(&ws.mask, nx, cols, rows, &mut ws.border);
     let border = &ws.border;
     if border.is_empty() {
+        slide(ws);
         // no commit follows: what the last one vouched for may be gone
         ws.at_rest.mark = None;
         return Some(false);
@@ -540,6 +546,10 @@ fn sources(
             handoff.done.store(row * ncx, Release);
         }
         let k = k as usize;
+        if f.slide > 0.0 {
+            ws.j[k] += f.slide * dt;
+            ws.changed[k] = true;
+        }
         let z = ws.h[k] + ws.zp[k] - f.zmin;
         if f.zmin >= ws.h[k] {
             continue; // another body changed the soil here since the evaluation
