@@ -125,12 +125,10 @@ mod tests {
     /// The walk one node at a time, as the paper states it.
     fn step_by_step(
         mask: &[bool],
-        nx: usize,
-        ny: usize,
-        (i, j): (usize, usize),
+        (nx, ny): (usize, usize),
+        (mut i, j): (usize, usize),
         ahead: bool,
     ) -> usize {
-        let mut i = i;
         loop {
             i = if ahead { (i + 1).min(nx - 1) } else { i.saturating_sub(1) };
             let q = j * nx + i;
@@ -167,7 +165,7 @@ mod tests {
             }
             let mut fast = RowWalks::default();
             for &(i, j, ahead) in &starts {
-                let want = step_by_step(&mask, nx, ny, (i, j), ahead);
+                let want = step_by_step(&mask, (nx, ny), (i, j), ahead);
                 let got = fast.end(&mask, nx, ny, (i, j), ahead);
                 assert_eq!(
                     got, want,
