@@ -465,7 +465,8 @@ fn sources(
     } else {
         (0..len).for_each(reset);
     }
-    // (made in the shear pass below when it runs)
+    // the footprint nodes' shear displacement grows by their sliding speed times dt:
+    // in the shear pass's loop below, or with this where the update returns before it
     let slide = |ws: &mut Workspace| {
         for (f, &k) in ws.foot.iter().zip(&ws.foot_k) {
             let k = k as usize;
