@@ -74,8 +74,7 @@ fn march(
     };
     // along an axis, the minor coordinate never leaving its row (or column) within
     // the window: the same walk in integers, one run per jump
-    if (x_major && dy.abs() * nx as f64 * 2.0 < 1.0)
-        || (y_major && dx.abs() * ny as f64 * 2.0 < 1.0)
+    if along_row(dx, dy, nx) || (y_major && dx.abs() * ny as f64 * 2.0 < 1.0)
     {
         let (mut i, mut j) = (i, j);
         let step = |c: usize, n: usize, d: f64, by: usize| {
@@ -132,6 +131,23 @@ fn march(
             }
         }
         s += hi;
+    }
+}
+
+/// Whether a walk along the unit step (dx, dy) (larger component 1) stays in its row
+/// of a window `nx` nodes wide: x-major, with dy too small to change the row there.
+#[inline(always)]
+fn along_row(dx: f64, dy: f64, nx: usize) -> bool {
+    dx.abs() == 1.0 && dy.abs() < 1.0 && dy.abs() * nx as f64 * 2.0 < 1.0
+}
+
+/// The footprint node `k`'s shear displacement grown by its sliding speed `slide`
+/// (m/s) over `dt` (s).
+#[inline(always)]
+fn slide_node(j: &mut [f64], changed: &mut [bool], k: usize, slide: f64, dt: f64) {
+    if slide > 0.0 {
+        j[k] += slide * dt;
+        changed[k] = true;
     }
 }
 
@@ -469,11 +485,7 @@ fn sources(
     // in the shear pass's loop below, or with this where the update returns before it
     let slide = |ws: &mut Workspace| {
         for (f, &k) in ws.foot.iter().zip(&ws.foot_k) {
-            let k = k as usize;
-            if f.slide > 0.0 {
-                ws.j[k] += f.slide * dt;
-                ws.changed[k] = true;
-            }
+            slide_node(&mut ws.j, &mut ws.changed, k as usize, f.slide, dt);
         }
     };
     if !deform {
@@ -547,10 +559,7 @@ fn sources(
             handoff.done.store(row * ncx, Release);
         }
         let k = k as usize;
-        if f.slide > 0.0 {
-            ws.j[k] += f.slide * dt;
-            ws.changed[k] = true;
-        }
+        slide_node(&mut ws.j, &mut ws.changed, k, f.slide, dt);
         let z = ws.h[k] + ws.zp[k] - f.zmin;
         if f.zmin >= ws.h[k] {
             continue; // another body changed the soil here since the evaluation
@@ -659,7 +668,7 @@ fn walk(ws: &mut Workspace) {
     for &([i, j], dx, dy, amount) in walks {
         let from = (i as usize, j as usize);
         // along a row (`march`'s test): most walks, ending where the last one did
-        let q = if dx.abs() == 1.0 && dy.abs() < 1.0 && dy.abs() * nx as f64 * 2.0 < 1.0 {
+        let q = if along_row(dx, dy, nx) {
             rows.end(mask, nx, ny, from, dx > 0.0)
         } else {
             march(mask, runs, nx, ny, from, dx, dy)
