@@ -23,6 +23,7 @@ use super::{ceil_i32, floor_i32, SoilParams};
 use crate::geometry::terrain::Surface;
 use nalgebra::{Isometry3, Point3, Vector3};
 
+mod footprint_rows;
 mod four_nodes;
 
 /// Nodes of margin around a footprint window: room for the deposition ring and erosion
@@ -984,60 +985,15 @@ pub fn evaluate(
             None => return clear_result(ws),
         }
     }
-    let len = rect.len();
     // heights for the detection; the rest of the soil state once the window is final
     grid.load_heights(base, &rect, &mut ws.h);
     // footprint: nodes whose lowest mesh point is below the soil surface (not on the
-    // window's edge, whose neighbours are unknown)
+    // window's edge, whose neighbours are unknown), their grid columns and rows, and
+    // the footprint's box in the window
     let nx = rect.nx as usize;
-    ws.mask.clear();
-    ws.mask.resize(len, false);
-    // (at the field's edge the faces' box may be cut to fewer than three nodes: then
-    // no node has all its neighbours, and there is no footprint)
-    let cols = nx.saturating_sub(2);
-    let rows = if cols == 0 {
-        0
-    } else {
-        (rect.ny as usize).saturating_sub(2)
-    };
-    // per row: the mask (vectorized), then each node written at the next free place
-    // and kept if it is in the footprint (no branch on it: the grousers' gaps
-    // mispredict one), then their grid columns and rows; the footprint's box from
-    // each row's first and last node
-    let (mut a0, mut a1, mut b0, mut b1) = (usize::MAX, 0, usize::MAX, 0);
-    let mut count = 0;
-    ws.nodes.resize(cols * rows, 0);
-    ws.abs_nodes.clear();
-    {
-        let (mask, nodes, cells) = (&mut ws.mask, &mut ws.nodes, &mut ws.abs_nodes);
-        let (zmin, h) = (&ws.raster.zmin, &ws.h);
-        for jj in 1..=rows {
-            let first = count;
-            let row = jj * nx;
-            let (zmin, h, mask) = (
-                &zmin[row + 1..=row + cols],
-                &h[row + 1..=row + cols],
-                &mut mask[row + 1..=row + cols],
-            );
-            for ((m, z), h) in mask.iter_mut().zip(zmin).zip(h) {
-                *m = z < h;
-            }
-            for (ii, &inside) in mask.iter().enumerate() {
-                nodes[count] = (row + 1 + ii) as u32;
-                count += inside as usize;
-            }
-            if count > first {
-                for &k in &nodes[first..count] {
-                    cells.push((rect.i0 + (k as usize - row) as i32, rect.j0 + jj as i32));
-                }
-                a0 = a0.min(nodes[first] as usize - row);
-                a1 = a1.max(nodes[count - 1] as usize - row);
-                (b0, b1) = (b0.min(jj), jj);
-            }
-        }
-    }
-    ws.nodes.truncate(count);
-    if ws.nodes.is_empty() {
+    let (zmin, h) = (&ws.raster.zmin, &ws.h);
+    let (mask, nodes, cells) = (&mut ws.mask, &mut ws.nodes, &mut ws.abs_nodes);
+    let Some((a0, a1, b0, b1)) = footprint_rows::find(zmin, h, &rect, mask, nodes, cells) else {
         ws.foot.clear();
         // (no footprint: the next one is new)
         ws.cached_nodes.clear();
@@ -1059,7 +1015,7 @@ pub fn evaluate(
         ws.result = ContactResult::default();
         add_side_pressure(p, grid, base, mesh, motion, ws, z_top);
         return ws.result;
-    }
+    };
     // the footprint's box: for the distances and the soil update's window (which adds
     // a margin for deposition and erosion, below, once the footprint's depth is
     // known). The window stays the scan conversion's: its lowest points and faces
