@@ -12,7 +12,7 @@
 //! surface.
 
 use crate::pmath;
-use super::footprint::{area_and_contour, pressure_weights, Edt};
+use super::footprint::{area_and_contour, centrality, weights_of_centrality, Edt};
 use super::grid::SoilGrid;
 use super::rect::Rect;
 use crate::geometry::TriMesh;
@@ -192,6 +192,9 @@ fn is_side_face(n: &Vector3<f64>, len: f64) -> bool {
 struct Distances {
     /// In nodes, footprint order.
     node: Vec<f64>,
+    /// Their centralities for the pressure weights (see [`centrality`]): the weights'
+    /// divisions here, off the caller's path.
+    centrality: Vec<f64>,
     /// The footprint's box and one node around it: mask and squared distances.
     sub_mask: Vec<bool>,
     sub_dist2: Vec<f64>,
@@ -233,6 +236,7 @@ impl Distances {
             let (i, j) = ((i - gi) as usize, (j - gj) as usize);
             self.node.push(self.sub_dist2[j * sx + i].sqrt());
         }
+        centrality(&self.node, &mut self.centrality);
     }
 }
 
@@ -1146,7 +1150,7 @@ pub fn evaluate(
             .find(&ws.mask, &ws.cached_nodes, nx, &rect, &foot_box);
     }
     if chi > 0.0 {
-        pressure_weights(chi, &ws.dist.node, &mut ws.gamma);
+        weights_of_centrality(chi, &ws.dist.centrality, &mut ws.gamma);
     } else {
         ws.gamma.clear();
         ws.gamma.resize(ws.nodes.len(), 1.0);

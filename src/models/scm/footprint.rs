@@ -336,14 +336,17 @@ fn envelope(f: &[i64], out: &mut [f64], v: &mut [usize], z: &mut [(i64, i64)], t
 /// `dist` holds each footprint node's distance d_i (in nodes, the square root of the
 /// transform), one per node in footprint order; `gamma` receives one value per node.
 pub fn pressure_weights(chi: f64, dist: &[f64], gamma: &mut Vec<f64>) {
-    gamma.clear();
-    if dist.is_empty() {
-        return;
-    }
-    if chi <= 0.0 {
-        gamma.resize(dist.len(), 1.0);
-        return;
-    }
+    let mut u = vec![];
+    centrality(dist, &mut u);
+    weights_of_centrality(chi, &u, gamma);
+}
+
+/// The centrality u_i = d_i / max d of [`pressure_weights`] (max d at least one node)
+/// of each footprint node's distance `dist` into `u`: the part of the weights that
+/// depends on the footprint alone, found beside the soil's loads (see
+/// [`weights_of_centrality`]).
+pub fn centrality(dist: &[f64], u: &mut Vec<f64>) {
+    u.clear();
     // the largest distance, over eight lanes (the maximum is exact: the same for any
     // grouping; one chain of 1 000 dependent comparisons took a microsecond)
     let mut top = [0.0f64; 8];
@@ -360,14 +363,21 @@ pub fn pressure_weights(chi: f64, dist: &[f64], gamma: &mut Vec<f64>) {
         .copied()
         .fold(0.0f64, f64::max)
         .max(1.0);
-    let mut total = 0.0;
-    for &d in dist {
-        let u = d / d_max;
-        let w = (1.0 - chi) + chi * u * (2.0 - u);
-        gamma.push(w);
-        total += w;
+    u.extend(dist.iter().map(|&d| d / d_max));
+}
+
+/// The pressure weights gamma_i of [`pressure_weights`] from the footprint nodes'
+/// centralities `u` (see [`centrality`]) and the share of cohesion `chi`, into
+/// `gamma`: w_i lane by lane, their sum node by node in node order, then the scale.
+pub fn weights_of_centrality(chi: f64, u: &[f64], gamma: &mut Vec<f64>) {
+    gamma.clear();
+    if chi <= 0.0 {
+        gamma.resize(u.len(), 1.0);
+        return;
     }
-    let scale = dist.len() as f64 / total;
+    gamma.extend(u.iter().map(|&u| (1.0 - chi) + chi * u * (2.0 - u)));
+    let total = gamma.iter().fold(0.0, |t, &w| t + w);
+    let scale = u.len() as f64 / total;
     for g in gamma.iter_mut() {
         *g *= scale;
     }
