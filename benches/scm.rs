@@ -15,6 +15,12 @@
 //! - `scm_field_instantiate`: a World with a 1 km x 1 km field at 1 cm.
 //!
 //! Each prints the grid spacing and the footprint node count beside the time.
+//!
+//! `SCM_STEP_TIMES=n` (e.g. `SCM_STEP_TIMES=10000 cargo bench --bench scm --
+//! scm_single_wheel`): the single-wheel rows time each of `n` steps on its own instead
+//! (the same restarts) and print their quantiles. On this project's VM criterion's
+//! means take the slow tail of the host's noisy phases; the step medians do not, so
+//! two builds compare better by them (run alternately).
 
 use contact_fmu::cosim::variables::{Phase, VarType};
 use contact_fmu::cosim::World;
@@ -84,6 +90,35 @@ fn timed_steps(w: &mut World, iters: u64, mut step: impl FnMut(&mut World)) -> D
     total
 }
 
+/// The step count of `SCM_STEP_TIMES`, if set (and above zero).
+fn step_times() -> Option<u64> {
+    let n = std::env::var("SCM_STEP_TIMES").ok()?;
+    let n = n.parse().expect("SCM_STEP_TIMES: a step count");
+    (n > 0).then_some(n)
+}
+
+/// Times each of `n` 1 ms steps of `w` on its own (with [`timed_steps`]' restarts) and
+/// prints the quantiles of their times, in µs.
+fn print_step_quantiles(name: &str, w: &mut World, n: u64) {
+    let mut times = Vec::with_capacity(n as usize);
+    timed_steps(w, n, |w| {
+        let t = Instant::now();
+        w.do_step(1e-3).unwrap();
+        times.push(t.elapsed());
+    });
+    times.sort_unstable();
+    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize].as_secs_f64() * 1e6;
+    eprintln!(
+        "{name}: {n} steps each timed: p10 {:.2}, p25 {:.2}, median {:.2}, p75 {:.2}, \
+         p90 {:.2} µs",
+        q(0.1),
+        q(0.25),
+        q(0.5),
+        q(0.75),
+        q(0.9)
+    );
+}
+
 fn single_wheel(c: &mut Criterion) {
     let mut g = c.benchmark_group("scm_single_wheel");
     // every step a soil update (the worst case), and the paper's second clock at 5 ms
@@ -106,6 +141,10 @@ fn single_wheel(c: &mut Criterion) {
         } else {
             format!("ds_{}mm", ds * 1e3)
         };
+        if let Some(n) = step_times() {
+            print_step_quantiles(&format!("scm_single_wheel/{name}"), &mut w, n);
+            continue;
+        }
         g.bench_function(name, |b| {
             b.iter_custom(|iters| timed_steps(&mut w, iters, |w| w.do_step(1e-3).unwrap()))
         });

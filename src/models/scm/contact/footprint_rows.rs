@@ -274,7 +274,7 @@ mod tests {
     /// node-by-node pass.
     #[test]
     fn rows_eight_at_a_time_find_what_node_by_node_finds() {
-        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let (mut mask, mut nodes, mut cells) = (vec![true; 5000], vec![9; 5000], vec![(1, 1); 9]);
         for case in 0..400 {
             let rect = Rect {
