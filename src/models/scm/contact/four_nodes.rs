@@ -127,8 +127,15 @@ unsafe fn groups_avx2(
         let gamma = at_m!(nd.gamma, m);
         let zn = at_m!(nd.zn, m);
         let mob = at_m!(nd.mobilized, m);
-        let n = ks.map(|k| nd.face_normal[nd.face[k] as usize]);
-        let (nx, ny, nz) = (lanes!(|l| n[l].x), lanes!(|l| n[l].y), lanes!(|l| n[l].z));
+        // the four faces' normals: x and y of each at once, then transposed (copies
+        // of whole normals made lanes through the stack, stalling the loads)
+        // (a Vector3 holds its three coordinates in a row)
+        let n = ks.map(|k| nd.face_normal[nd.face[k] as usize].as_ptr());
+        let xy = n.map(|n| _mm_loadu_pd(n));
+        let xy02 = _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(xy[0]), xy[2]);
+        let xy13 = _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(xy[1]), xy[3]);
+        let (nx, ny) = (_mm256_unpacklo_pd(xy02, xy13), _mm256_unpackhi_pd(xy02, xy13));
+        let nz = lanes!(|l| *n[l].add(2));
         let cells = &nd.cells[m..m + 4];
         let ci = lanes!(|l| cells[l].0 as f64);
         let cj = lanes!(|l| cells[l].1 as f64);
