@@ -20,7 +20,8 @@
 //! scm_single_wheel`): the single-wheel rows time each of `n` steps on its own instead
 //! (the same restarts) and print their quantiles. On this project's VM criterion's
 //! means take the slow tail of the host's noisy phases; the step medians do not, so
-//! two builds compare better by them (run alternately).
+//! two builds compare better by them (run alternately). `SCM_STEP_ROW=ds_5mm` (a row's
+//! name) times that row alone, e.g. under a profiler.
 
 use contact_fmu::cosim::variables::{Phase, VarType};
 use contact_fmu::cosim::World;
@@ -97,6 +98,12 @@ fn step_times() -> Option<u64> {
     (n > 0).then_some(n)
 }
 
+/// Whether `SCM_STEP_TIMES` times the single-wheel row `name`: all of them, or the one
+/// `SCM_STEP_ROW` names (e.g. `ds_5mm`; for profilers, which then see that row alone).
+fn step_row(name: &str) -> bool {
+    std::env::var("SCM_STEP_ROW").map_or(true, |only| only == name)
+}
+
 /// Times each of `n` 1 ms steps of `w` on its own (with [`timed_steps`]' restarts) and
 /// prints the quantiles of their times, in µs.
 fn print_step_quantiles(name: &str, w: &mut World, n: u64) {
@@ -123,6 +130,14 @@ fn single_wheel(c: &mut Criterion) {
     let mut g = c.benchmark_group("scm_single_wheel");
     // every step a soil update (the worst case), and the paper's second clock at 5 ms
     for (ds, update) in [(0.01, 0.0), (0.005, 0.0), (0.005, 0.005)] {
+        let name = if update > 0.0 {
+            format!("ds_{}mm_soil_every_{}ms", ds * 1e3, update * 1e3)
+        } else {
+            format!("ds_{}mm", ds * 1e3)
+        };
+        if step_times().is_some() && !step_row(&name) {
+            continue;
+        }
         let mut w = world(
             "scm_single_wheel",
             &[("soil.ds", ds), ("soil.update_interval", update)],
@@ -136,11 +151,6 @@ fn single_wheel(c: &mut Criterion) {
             get(&mut w, "wheel.contact_nodes"),
             get(&mut w, "wheel.sinkage")
         );
-        let name = if update > 0.0 {
-            format!("ds_{}mm_soil_every_{}ms", ds * 1e3, update * 1e3)
-        } else {
-            format!("ds_{}mm", ds * 1e3)
-        };
         if let Some(n) = step_times() {
             print_step_quantiles(&format!("scm_single_wheel/{name}"), &mut w, n);
             continue;
