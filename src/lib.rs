@@ -28,6 +28,7 @@ pub mod pmath;
 pub mod registry;
 pub mod rigid_body;
 pub mod scenario;
+pub(crate) mod wide;
 
 #[cfg(feature = "packager")]
 pub mod packager;

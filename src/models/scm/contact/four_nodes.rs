@@ -134,7 +134,10 @@ unsafe fn groups_avx2(
         let xy = n.map(|n| _mm_loadu_pd(n));
         let xy02 = _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(xy[0]), xy[2]);
         let xy13 = _mm256_insertf128_pd::<1>(_mm256_castpd128_pd256(xy[1]), xy[3]);
-        let (nx, ny) = (_mm256_unpacklo_pd(xy02, xy13), _mm256_unpackhi_pd(xy02, xy13));
+        let (nx, ny) = (
+            _mm256_unpacklo_pd(xy02, xy13),
+            _mm256_unpackhi_pd(xy02, xy13),
+        );
         let nz = lanes!(|l| *n[l].add(2));
         let cells = &nd.cells[m..m + 4];
         let ci = lanes!(|l| cells[l].0 as f64);
