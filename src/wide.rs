@@ -4,9 +4,10 @@
 //! eight f32 or four f64 lanes wide and counts bits in one instruction.
 //!
 //! The same bits either way: both copies are the same source, and the copies leave out
-//! FMA, so no multiply and add is fused (Rust never contracts them on its own). Each
-//! copy is an `unsafe fn` with the features enabled around an `#[inline(always)]`
-//! body; [`v3`] says whether the processor may run it.
+//! FMA, so no multiply and add is fused (Rust never contracts them on its own).
+//! [`copies!`] makes them: an `unsafe fn` with the features enabled around an
+//! `#[inline(always)]` body, and the function that picks it where [`v3`] says the
+//! processor may run it.
 //!
 //! Why not the whole crate: a build for x86-64-v3 made the 5 mm SCM step 5 % slower
 //! on one thread on this project's VM, while two loops took 20-30 % less time each in
@@ -34,3 +35,29 @@ pub fn v3() -> bool {
         f => f == 2,
     }
 }
+
+/// `fn name / name_v3 => body(arg: Type, ...) -> Ret`: defines `name`, which runs
+/// `name_v3` where [`v3`] holds and `body` elsewhere, and `name_v3`, `body` compiled
+/// with AVX2 and BMI (an `unsafe fn`: callers check [`v3`] first). `body` must be
+/// `#[inline(always)]`, so that the copy is compiled with the features.
+macro_rules! copies {
+    ($(#[$m:meta])* $vis:vis fn $name:ident / $v3:ident => $body:ident
+        ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?) => {
+        $(#[$m])*
+        $vis fn $name($($arg: $ty),*) $(-> $ret)? {
+            #[cfg(target_arch = "x86_64")]
+            if $crate::wide::v3() {
+                // SAFETY: the processor has the features (checked above)
+                return unsafe { $v3($($arg),*) };
+            }
+            $body($($arg),*)
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+        unsafe fn $v3($($arg: $ty),*) $(-> $ret)? {
+            $body($($arg),*)
+        }
+    };
+}
+pub(crate) use copies;

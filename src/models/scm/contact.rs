@@ -766,38 +766,19 @@ fn scan_convert(
     Some(rect)
 }
 
-/// The first part of [`scan_convert`]: the faces, the window, and the window's
-/// nodes cleared (no face above them yet). `r` is not valid until [`scan_faces`].
-///
-/// Compiled for AVX2 where the processor has it ([`crate::wide`]: the same bits; 25-30 %
-/// less time here than at the baseline).
-fn pick_faces(
-    r: &mut Raster,
-    world: &[Vector3<f64>],
-    mesh: &TriMesh,
-    ds: f64,
-    extent: &Rect,
-    z_top: f64,
-) -> Option<Rect> {
-    #[cfg(target_arch = "x86_64")]
-    if crate::wide::v3() {
-        // SAFETY: the processor has the features (checked above)
-        return unsafe { pick_faces_v3(r, world, mesh, ds, extent, z_top) };
-    }
-    pick_faces_any(r, world, mesh, ds, extent, z_top)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-unsafe fn pick_faces_v3(
-    r: &mut Raster,
-    world: &[Vector3<f64>],
-    mesh: &TriMesh,
-    ds: f64,
-    extent: &Rect,
-    z_top: f64,
-) -> Option<Rect> {
-    pick_faces_any(r, world, mesh, ds, extent, z_top)
+crate::wide::copies! {
+    /// The first part of [`scan_convert`]: the faces, the window, and the window's
+    /// nodes cleared (no face above them yet). `r` is not valid until [`scan_faces`].
+    /// Compiled for AVX2 where the processor has it ([`crate::wide`]: the same bits;
+    /// 25-30 % less time here than at the baseline).
+    fn pick_faces / pick_faces_v3 => pick_faces_any(
+        r: &mut Raster,
+        world: &[Vector3<f64>],
+        mesh: &TriMesh,
+        ds: f64,
+        extent: &Rect,
+        z_top: f64,
+    ) -> Option<Rect>
 }
 
 #[inline(always)]
