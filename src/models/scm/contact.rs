@@ -80,10 +80,9 @@ pub struct FootNode {
     pub k: u32,
     /// gamma_i (k_c / b_eff + k_phi), Pa / m^n: the yield pressure is this times z^n.
     pub gk: f64,
-    /// The normal part of the contact velocity v_i of the body surface at the node,
-    /// (v_i . n_i) n_i with n_i the unit contact normal (from the soil into the body),
-    /// m/s: the soil it moves (Fig. 11).
-    pub vn: Vector3<f64>,
+    /// Where the soil it displaces flows, from the normal part of its contact
+    /// velocity (Fig. 11).
+    pub flow: Flow,
     /// Sliding speed: the tangential part of v_i, |v_i - vn|, m/s.
     pub slide: f64,
     /// Sinkage z_i below the node's level before loading at the evaluation, m.
@@ -92,6 +91,50 @@ pub struct FootNode {
     pub zn: f64,
     /// The lowest mesh point above the node, m (world z).
     pub zmin: f64,
+}
+
+/// Where the soil a footprint node displaces flows (Fig. 11-13), from the normal part
+/// `vn` of the contact velocity v_i of the body surface at the node, (v_i . n_i) n_i
+/// with n_i the unit contact normal (from the soil into the body), m/s: its
+/// horizontal part drives the parallel (bulldozing) field, its vertical part the
+/// radial (sinkage) field, in the ratio of the two. Worked out by the evaluation's
+/// node forces (four nodes at a time there), read by the soil update.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Flow {
+    /// The parallel field's share, |vn_xy| / (|vn_xy| + |vn_z|) (0 where that sum is
+    /// 1e-12 m/s or less); the radial field takes the rest.
+    pub share: f64,
+    /// The grid step along the horizontal normal velocity, scaled so that its larger
+    /// coordinate is 1 in size; (0, 0) where both are 1e-12 m/s or less.
+    pub step: [f64; 2],
+}
+
+impl Flow {
+    /// The flow of a node whose contact velocity has the normal part `vn`, m/s (world
+    /// frame).
+    #[inline(always)]
+    pub fn of(vn: Vector3<f64>) -> Flow {
+        let horizontal = (vn.x * vn.x + vn.y * vn.y).sqrt();
+        let vertical = vn.z.abs();
+        let share = if horizontal + vertical > 1e-12 {
+            horizontal / (horizontal + vertical)
+        } else {
+            0.0
+        };
+        let m = vn.x.abs().max(vn.y.abs());
+        let step = if m > 1e-12 {
+            [vn.x / m, vn.y / m]
+        } else {
+            [0.0, 0.0]
+        };
+        Flow { share, step }
+    }
+
+    /// The grid step of the parallel field (x, y), if there is one.
+    pub fn step(&self) -> Option<(f64, f64)> {
+        let [x, y] = self.step;
+        (x != 0.0 || y != 0.0).then_some((x, y))
+    }
 }
 
 /// The scan conversion of an evaluation, kept for the next one of the same body at the
@@ -693,7 +736,7 @@ impl NodeInput<'_> {
             FootNode {
                 k: k as u32,
                 gk,
-                vn,
+                flow: Flow::of(vn),
                 slide: speed,
                 z,
                 zn: self.zn[m],

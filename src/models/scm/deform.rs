@@ -151,12 +151,6 @@ fn slide_node(j: &mut [f64], changed: &mut [bool], k: usize, slide: f64, dt: f64
     }
 }
 
-/// Unit step (larger component 1) along (x, y), or None for a zero vector.
-fn step_dir(x: f64, y: f64) -> Option<(f64, f64)> {
-    let m = x.abs().max(y.abs());
-    (m > 1e-12).then(|| (x / m, y / m))
-}
-
 /// Soil update for the body whose last evaluation is in `ws`: the soil under it yields
 /// to the body's last known position, the displaced volume flows to the border, and
 /// the slopes around erode. Reloads the soil first (another body may have changed it).
@@ -586,19 +580,13 @@ fn sources(
         ws.changed[k] = true;
         // Fig. 11/12: only the normal part of the contact velocity moves soil; its
         // horizontal part drives the parallel (bulldozing) field, its vertical part
-        // the radial (sinkage) field, in the ratio of the two.
-        let vn = f.vn;
-        let horizontal = (vn.x * vn.x + vn.y * vn.y).sqrt();
-        let vertical = vn.z.abs();
-        let share = if horizontal + vertical > 1e-12 {
-            horizontal / (horizontal + vertical)
-        } else {
-            0.0
-        };
+        // the radial (sinkage) field, in the ratio of the two (`Flow`, worked out
+        // with the node's force).
+        let share = f.flow.share;
         // Fig. 13, parallel field: the border node it reaches first along the
         // horizontal normal velocity receives its share (walked below)
         if share > 0.0 {
-            if let Some((dx, dy)) = step_dir(vn.x, vn.y) {
+            if let Some((dx, dy)) = f.flow.step() {
                 ws.walks.push(([i, j], dx, dy, dz * share));
             }
         }
@@ -780,7 +768,8 @@ mod tests {
                     4 => (0.02 * r, 1.0),
                     _ => (pmath::cos(a), pmath::sin(a)),
                 };
-                let (dx, dy) = step_dir(x, y).unwrap();
+                let flow = crate::models::scm::contact::Flow::of(nalgebra::Vector3::new(x, y, 0.0));
+                let (dx, dy) = flow.step().unwrap();
                 // the step-by-step walk
                 let (i0, j0) = ((k % nx) as f64, (k / nx) as f64);
                 let mut s = 1.0;

@@ -11,7 +11,7 @@
 //! at 5 mm on one thread (2026-12-06), and at 1 cm they run on the caller with the
 //! helper beside them on the side pressure only.
 
-use super::{FootNode, NodeInput, NodeOut};
+use super::{Flow, FootNode, NodeInput, NodeOut};
 #[cfg(target_arch = "x86_64")]
 use {crate::pmath, nalgebra::Vector3};
 
@@ -69,6 +69,7 @@ unsafe fn groups_avx2(
     let (w0x, w0y, w0z) = (all(w0.x), all(w0.y), all(w0.z));
     let (zero, quarter, tiny, fast) = (all(0.0), all(0.25), all(1e-9), all(22.0));
     let sign = all(-0.0);
+    let flow_tiny = all(1e-12);
     macro_rules! add {
         ($a:expr, $b:expr) => {
             _mm256_add_pd($a, $b)
@@ -196,13 +197,34 @@ unsafe fn groups_avx2(
         let c_zz = mul!(mul!(mul!(damping, a_i), nzc), nzc);
         let (fx, fy, fz, mx, my, mz) = (out!(fx), out!(fy), out!(fz), out!(mx), out!(my), out!(mz));
         let (z, k_zz, c_zz, gk) = (out!(z), out!(k_zz), out!(c_zz), out!(gk));
-        let (vnx, vny, vnz, speed) = (out!(vnx), out!(vny), out!(vnz), out!(speed));
+        // the flow (`Flow::of`): f64::max's rule for a NaN (the other one) is max_pd's
+        // for a NaN first operand only
+        let horizontal = _mm256_sqrt_pd(add!(mul!(vnx, vnx), mul!(vny, vny)));
+        let both = add!(horizontal, _mm256_andnot_pd(sign, vnz));
+        let share = _mm256_blendv_pd(
+            zero,
+            _mm256_div_pd(horizontal, both),
+            _mm256_cmp_pd::<_CMP_GT_OQ>(both, flow_tiny),
+        );
+        let (ax, ay) = (_mm256_andnot_pd(sign, vnx), _mm256_andnot_pd(sign, vny));
+        let m = _mm256_blendv_pd(
+            _mm256_max_pd(ax, ay),
+            ax,
+            _mm256_cmp_pd::<_CMP_UNORD_Q>(ay, ay),
+        );
+        let stepping = _mm256_cmp_pd::<_CMP_GT_OQ>(m, flow_tiny);
+        let step_x = _mm256_blendv_pd(zero, _mm256_div_pd(vnx, m), stepping);
+        let step_y = _mm256_blendv_pd(zero, _mm256_div_pd(vny, m), stepping);
+        let (share, step_x, step_y, speed) = (out!(share), out!(step_x), out!(step_y), out!(speed));
         let (zn, zmin) = (out!(zn), out!(zmin));
         for l in 0..4 {
             foot[at + l] = FootNode {
                 k: ks[l] as u32,
                 gk: gk[l],
-                vn: Vector3::new(vnx[l], vny[l], vnz[l]),
+                flow: Flow {
+                    share: share[l],
+                    step: [step_x[l], step_y[l]],
+                },
                 slide: speed[l],
                 z: z[l],
                 zn: zn[l],
@@ -231,7 +253,7 @@ mod tests {
     /// Bits of everything a node gives the update and the totals.
     fn bits(f: &FootNode, o: &NodeOut) -> Vec<u64> {
         let mut b = vec![f.k as u64, f.gk.to_bits(), f.slide.to_bits(), f.z.to_bits()];
-        b.extend([f.zn, f.zmin, f.vn.x, f.vn.y, f.vn.z].map(f64::to_bits));
+        b.extend([f.zn, f.zmin, f.flow.share, f.flow.step[0], f.flow.step[1]].map(f64::to_bits));
         b.extend([o.f.x, o.f.y, o.f.z, o.torque.x, o.torque.y, o.torque.z].map(f64::to_bits));
         b.extend([o.z, o.k_zz, o.c_zz].map(f64::to_bits));
         b
@@ -240,7 +262,8 @@ mod tests {
     /// Four at a time gives each node, and the totals, the bits of one node at a time:
     /// random footprints with runs and jumps of window nodes, nodes above the soil,
     /// unloaded and yielding ones, at rest, sliding slower than 22 v_shear (tanh) and
-    /// faster, and a NaN k_e (f64::min's rule).
+    /// faster, flows on either side of their 1e-12 m/s, and a NaN k_e (f64::min's
+    /// rule).
     #[test]
     fn four_at_a_time_gives_the_bits_of_one_at_a_time() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
@@ -313,8 +336,8 @@ mod tests {
             let cells: Vec<(i32, i32)> = (0..count)
                 .map(|m| (nodes[m] as i32 % 12 - 3, nodes[m] as i32 / 12 + 40))
                 .collect();
-            // at rest, creeping (tanh), rolling
-            let scale = [0.0, 1e-5, 1e-3, 0.2][case % 4];
+            // at rest, creeping (tanh), rolling, and about the flow's 1e-12 m/s
+            let scale = [0.0, 1e-5, 1e-3, 0.2, 2e-12][case % 5];
             let mut vec3 =
                 |s: f64| Vector3::from_fn(|_, _| if s > 0.0 { rng.gen_range(-s..s) } else { 0.0 });
             let (v0, w0, origin) = (vec3(scale), vec3(10.0 * scale), vec3(0.3));
