@@ -67,7 +67,17 @@ unsafe fn groups_avx2(
     let (ox, oy, oz) = (all(o.x), all(o.y), all(o.z));
     let (v0x, v0y, v0z) = (all(v0.x), all(v0.y), all(v0.z));
     let (w0x, w0y, w0z) = (all(w0.x), all(w0.y), all(w0.z));
-    let (zero, quarter, tiny, fast) = (all(0.0), all(0.25), all(1e-9), all(22.0));
+    let (zero, quarter, tiny) = (all(0.0), all(0.25), all(1e-9));
+    // Sliding at 22 v_shear or faster, tanh(speed / v_shear) is 1 to the last bit (from
+    // about 19 on), so `speed < 22 v_shear` picks the nodes that need it without the
+    // division: where the two tests differ (a quotient within an ulp or two of 22),
+    // both give 1. With a v_shear that is not a positive number every sliding node
+    // takes the division, as in `force`.
+    let fast_speed = if p.v_shear > 0.0 && p.v_shear.is_finite() {
+        all(22.0 * p.v_shear)
+    } else {
+        all(f64::INFINITY)
+    };
     let sign = all(-0.0);
     let flow_tiny = all(1e-12);
     macro_rules! add {
@@ -167,18 +177,23 @@ unsafe fn groups_avx2(
         let (tx, ty, tz) = (sub!(vx, vnx), sub!(vy, vny), sub!(vz, vnz));
         let speed = _mm256_sqrt_pd(add!(add!(mul!(tx, tx), mul!(ty, ty)), mul!(tz, tz)));
         let pa = mul!(pressure, a_i);
-        // the shear where the node slides; tanh only below 22 v_shear (see `force`)
+        // the shear where the node slides; tanh only below 22 v_shear (see `force`),
+        // the division by v_shear only where a node may slide slower (about one group
+        // in a hundred at 5 mm: the division held up the rest of the group)
         let sliding = _mm256_cmp_pd::<_CMP_GT_OQ>(speed, zero);
-        let s = _mm256_div_pd(speed, v_shear);
-        let slow = _mm256_and_pd(sliding, _mm256_cmp_pd::<_CMP_LT_OQ>(s, fast));
+        let slow = _mm256_and_pd(sliding, _mm256_cmp_pd::<_CMP_LT_OQ>(speed, fast_speed));
         let reg = if _mm256_movemask_pd(slow) == 0 {
             all(1.0)
         } else {
-            let (s, slow) = (out!(s), _mm256_movemask_pd(slow));
-            lanes!(|l| if slow >> l & 1 == 1 {
-                pmath::tanh(s[l])
-            } else {
+            let (s, slow) = (
+                out!(_mm256_div_pd(speed, v_shear)),
+                _mm256_movemask_pd(slow),
+            );
+            // (as `force`: a NaN quotient takes tanh)
+            lanes!(|l| if slow >> l & 1 == 0 || s[l] >= 22.0 {
                 1.0
+            } else {
+                pmath::tanh(s[l])
             })
         };
         let tau_max = add!(add!(soil_c, mul!(pressure, soil_tan)), mul!(mu, pressure));
@@ -257,6 +272,28 @@ mod tests {
         b.extend([o.f.x, o.f.y, o.f.z, o.torque.x, o.torque.y, o.torque.z].map(f64::to_bits));
         b.extend([o.z, o.k_zz, o.c_zz].map(f64::to_bits));
         b
+    }
+
+    /// Where `speed < 22 v_shear` (the four-node test) and `speed / v_shear < 22` (one
+    /// node's) differ, tanh of the quotient is 1 to the last bit: both give the shear
+    /// its full direction. Speeds within 64 ulps of 22 v_shear, v_shear over twelve
+    /// decades.
+    #[test]
+    fn sliding_at_22_v_shear_needs_no_division() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+        let mut differ = 0;
+        for _ in 0..200_000 {
+            let v_shear = 10f64.powf(rng.gen_range(-9.0..3.0));
+            let edge = 22.0 * v_shear;
+            let speed = f64::from_bits((edge.to_bits() as i64 + rng.gen_range(-64..=64)) as u64);
+            let quotient = speed / v_shear;
+            if (speed < edge) != (quotient < 22.0) {
+                differ += 1;
+                assert_eq!(crate::pmath::tanh(quotient), 1.0, "{speed} / {v_shear}");
+            }
+        }
+        assert_eq!(crate::pmath::tanh(19.5), 1.0);
+        assert!(differ > 100, "the two tests differed {differ} times");
     }
 
     /// Four at a time gives each node, and the totals, the bits of one node at a time:
