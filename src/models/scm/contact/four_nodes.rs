@@ -283,7 +283,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
         let mut differ = 0;
         for _ in 0..200_000 {
-            let v_shear = 10f64.powf(rng.gen_range(-9.0..3.0));
+            let v_shear = crate::pmath::powf(10.0, rng.gen_range(-9.0..3.0));
             let edge = 22.0 * v_shear;
             let speed = f64::from_bits((edge.to_bits() as i64 + rng.gen_range(-64..=64)) as u64);
             let quotient = speed / v_shear;
