@@ -10,7 +10,8 @@
       (CHAOTIC: a tumbling rock, a bouncing torus, the rock pile whose first rocks land
       at the end of its short run) amplify; they only have to finish
       finite. A joint's force and torque are means over the last communication step,
-      which fmpy's simulate_fmu shortens at the stop time: those match within 1e-2.
+      which fmpy's simulate_fmu shortens at the stop time: those match within 1e-2
+      (1e-1 for a grouser wheel's, STEP_MEAN_TOLERANCE).
   ci/masters_check.py ssp FILE.ssp ...
       each SSP archive: SystemStructure.ssd valid against the SSP 1.0 schema (the XSDs
       fmpy ships), and what SSP 1.0, OMSimulator and libcosim need beyond the schema
@@ -46,6 +47,11 @@ CHAOTIC = {"bbcc_rock_drop", "pcm_torus_sphere", "bbcc_rock_pile"}
 TOLERANCE = 1e-9
 # means over the last communication step (fmpy's last step is shorter)
 STEP_MEANS = (".joint.fx", ".joint.my")
+# their tolerance where the force changes faster than from step to step: a grouser
+# wheel's joint force in cosim_scm_mono changes by a median 2.6 % (up to 50 %) from one
+# 1 ms step to the next over its last 50 (measured 2026-12-07), so a mean over fmpy's
+# shortened last step differs from libcosim's over a whole one by about that much
+STEP_MEAN_TOLERANCE = {"cosim_scm_mono": 1e-1}
 
 failures = []
 
@@ -128,7 +134,9 @@ def check_fmus(folder, reference):
             continue
         values = last_values(ex, obs, idx)
         entry = ref.get(os.path.basename(path), {}).get("columns", {})
-        worst, where = last_difference(name, values, entry, "libcosim", fail)
+        worst, where = last_difference(
+            name, values, entry, "libcosim", fail, STEP_MEAN_TOLERANCE.get(name, 1e-2)
+        )
         if not entry:
             fail(f"{name}: not in {reference} (record it with ci/behaviour.py)")
         verdict = f"largest relative difference to fmpy {worst:.1e}" + (f" ({where})" if where else "")

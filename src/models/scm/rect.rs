@@ -47,6 +47,49 @@ impl Rect {
             ny: self.ny.saturating_add(m.saturating_mul(2)),
         }
     }
+    /// Grown to the smallest rectangle whose sides lie on multiples of `q` (> 0) grid
+    /// nodes (in i64, clamped to the i32 bounds); an empty one stays as it is.
+    pub fn aligned(&self, q: i32) -> Rect {
+        if self.is_empty() {
+            return *self;
+        }
+        let q = q.max(1) as i64;
+        let clamp = |x: i64| x.clamp(i32::MIN as i64, i32::MAX as i64);
+        let start = |a: i32| clamp((a as i64).div_euclid(q) * q);
+        let end = |a: i32, n: i32| (a as i64 + n as i64 + q - 1).div_euclid(q) * q;
+        let (i0, j0) = (start(self.i0), start(self.j0));
+        let len = |from: i64, to: i64| (to - from).clamp(0, i32::MAX as i64) as i32;
+        Rect {
+            i0: i0 as i32,
+            j0: j0 as i32,
+            nx: len(i0, end(self.i0, self.nx)),
+            ny: len(j0, end(self.j0, self.ny)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligned_rectangles_hold_theirs_on_multiples_of_q() {
+        let r = |i0, j0, nx, ny| Rect { i0, j0, nx, ny };
+        assert_eq!(r(3, -5, 10, 4).aligned(8), r(0, -8, 16, 8));
+        assert_eq!(r(0, 8, 8, 16).aligned(8), r(0, 8, 8, 16));
+        assert_eq!(r(-1, -9, 2, 1).aligned(8), r(-8, -16, 16, 8));
+        assert_eq!(r(5, 5, 0, 3).aligned(8), r(5, 5, 0, 3));
+        // far out: clamped, not wrapped
+        let far = r(i32::MAX - 3, i32::MIN + 1, 3, 5).aligned(8);
+        assert!(far.i0 <= i32::MAX - 3 && far.j0 == i32::MIN, "{far:?}");
+        assert!(far.nx >= 3 && far.ny >= 5, "{far:?}");
+        for (a, q) in [(r(-17, 23, 45, 31), 8), (r(7, 7, 1, 1), 4), (r(-3, 2, 9, 9), 16)] {
+            let b = a.aligned(q);
+            assert_eq!(b.intersect(&a), a, "{a:?} lies in {b:?}");
+            assert!([b.i0, b.j0, b.nx, b.ny].iter().all(|x| x % q == 0), "{b:?}");
+            assert!(b.nx < a.nx + 2 * q && b.ny < a.ny + 2 * q, "{b:?}");
+        }
+    }
 }
 
 /// Calls `f(i, j)` for each node (window coordinates) of the window `r` outside the
