@@ -83,7 +83,11 @@ mod tests {
         let far = r(i32::MAX - 3, i32::MIN + 1, 3, 5).aligned(8);
         assert!(far.i0 <= i32::MAX - 3 && far.j0 == i32::MIN, "{far:?}");
         assert!(far.nx >= 3 && far.ny >= 5, "{far:?}");
-        for (a, q) in [(r(-17, 23, 45, 31), 8), (r(7, 7, 1, 1), 4), (r(-3, 2, 9, 9), 16)] {
+        for (a, q) in [
+            (r(-17, 23, 45, 31), 8),
+            (r(7, 7, 1, 1), 4),
+            (r(-3, 2, 9, 9), 16),
+        ] {
             let b = a.aligned(q);
             assert_eq!(b.intersect(&a), a, "{a:?} lies in {b:?}");
             assert!([b.i0, b.j0, b.nx, b.ny].iter().all(|x| x % q == 0), "{b:?}");
