@@ -36,13 +36,14 @@ pub fn v3() -> bool {
     }
 }
 
-/// `fn name / name_v3 => body(arg: Type, ...) -> Ret`: defines `name`, which runs
-/// `name_v3` where [`v3`] holds and `body` elsewhere, and `name_v3`, `body` compiled
-/// with AVX2 and BMI (an `unsafe fn`: callers check [`v3`] first). `body` must be
-/// `#[inline(always)]`, so that the copy is compiled with the features.
+/// `fn name / name_v3 => body(arg: Type, ...) -> Ret { ... }`: defines `body` (the
+/// block, `#[inline(always)]`, so that each copy is compiled with its features),
+/// `name`, which runs `name_v3` where [`v3`] holds and `body` elsewhere, and
+/// `name_v3`, `body` compiled with AVX2 and BMI (an `unsafe fn`: callers check [`v3`]
+/// first).
 macro_rules! copies {
     ($(#[$m:meta])* $vis:vis fn $name:ident / $v3:ident => $body:ident
-        ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)?) => {
+        ($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? $code:block) => {
         $(#[$m])*
         $vis fn $name($($arg: $ty),*) $(-> $ret)? {
             #[cfg(target_arch = "x86_64")]
@@ -58,6 +59,11 @@ macro_rules! copies {
         unsafe fn $v3($($arg: $ty),*) $(-> $ret)? {
             $body($($arg),*)
         }
+
+        #[doc = concat!("The body of [`", stringify!($name), "`], compiled for the baseline \
+            and for AVX2 (the same bits).")]
+        #[inline(always)]
+        fn $body($($arg: $ty),*) $(-> $ret)? $code
     };
 }
 pub(crate) use copies;

@@ -821,110 +821,100 @@ crate::wide::copies! {
         ds: f64,
         extent: &Rect,
         z_top: f64,
-    ) -> Option<Rect>
-}
-
-#[inline(always)]
-fn pick_faces_any(
-    r: &mut Raster,
-    world: &[Vector3<f64>],
-    mesh: &TriMesh,
-    ds: f64,
-    extent: &Rect,
-    z_top: f64,
-) -> Option<Rect> {
-    r.valid = false;
-    // faces reaching below the soil top, and their node range
-    r.kept.clear();
-    r.face_normal.clear();
-    r.side.clear();
-    let (mut xa, mut xb, mut ya, mut yb) = (
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-    );
-    let (mut sum_x, mut sum_y) = (0.0, 0.0);
-    let (mut hi_kept, mut lo_excluded) = (f64::NEG_INFINITY, f64::INFINITY);
-    let groups = r.groups.of(mesh);
-    for (g, group) in mesh.triangles.chunks(GROUP).enumerate() {
-        // a group wholly at or above the soil top (none of its vertices NaN): each
-        // face's lowest point is, and the lowest of them is its lowest vertex
-        let (from, to) = (groups.start[g] as usize, groups.start[g + 1] as usize);
-        let (mut lowest, mut above) = (f64::INFINITY, true);
-        for &k in &groups.verts[from..to] {
-            let z = world[k as usize].z;
-            lowest = lowest.min(z);
-            above &= z >= z_top;
-        }
-        if above {
-            lo_excluded = lo_excluded.min(lowest);
-            continue;
-        }
-        for (l, t) in group.iter().enumerate() {
-            let f = g * GROUP + l;
-            let [a, b, c] = t.map(|k| world[k as usize]);
-            let lowest = a.z.min(b.z).min(c.z);
-            if lowest >= z_top {
+    ) -> Option<Rect> {
+        r.valid = false;
+        // faces reaching below the soil top, and their node range
+        r.kept.clear();
+        r.face_normal.clear();
+        r.side.clear();
+        let (mut xa, mut xb, mut ya, mut yb) = (
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        );
+        let (mut sum_x, mut sum_y) = (0.0, 0.0);
+        let (mut hi_kept, mut lo_excluded) = (f64::NEG_INFINITY, f64::INFINITY);
+        let groups = r.groups.of(mesh);
+        for (g, group) in mesh.triangles.chunks(GROUP).enumerate() {
+            // a group wholly at or above the soil top (none of its vertices NaN): each
+            // face's lowest point is, and the lowest of them is its lowest vertex
+            let (from, to) = (groups.start[g] as usize, groups.start[g + 1] as usize);
+            let (mut lowest, mut above) = (f64::INFINITY, true);
+            for &k in &groups.verts[from..to] {
+                let z = world[k as usize].z;
+                lowest = lowest.min(z);
+                above &= z >= z_top;
+            }
+            if above {
                 lo_excluded = lo_excluded.min(lowest);
                 continue;
             }
-            let n = (b - a).cross(&(c - a));
-            let len = n.norm();
-            if len == 0.0 {
-                continue;
-            }
-            if is_side_face(&n, len) {
+            for (l, t) in group.iter().enumerate() {
+                let f = g * GROUP + l;
+                let [a, b, c] = t.map(|k| world[k as usize]);
+                let lowest = a.z.min(b.z).min(c.z);
+                if lowest >= z_top {
+                    lo_excluded = lo_excluded.min(lowest);
+                    continue;
+                }
+                let n = (b - a).cross(&(c - a));
+                let len = n.norm();
+                if len == 0.0 {
+                    continue;
+                }
+                if is_side_face(&n, len) {
+                    hi_kept = hi_kept.max(lowest);
+                    r.side.push(f as u32);
+                }
+                if n.z.abs() <= 1e-12 * len {
+                    continue;
+                }
+                // the lowest surface of a closed body faces down: the soil pushes along -n_out
+                let n_in = if n.z < 0.0 { -n / len } else { n / len };
                 hi_kept = hi_kept.max(lowest);
-                r.side.push(f as u32);
+                r.kept.push(f as u32);
+                r.face_normal.push(n_in);
+                let (fx0, fx1) = (a.x.min(b.x).min(c.x), a.x.max(b.x).max(c.x));
+                let (fy0, fy1) = (a.y.min(b.y).min(c.y), a.y.max(b.y).max(c.y));
+                (xa, xb, ya, yb) = (xa.min(fx0), xb.max(fx1), ya.min(fy0), yb.max(fy1));
+                (sum_x, sum_y) = (sum_x + (fx1 - fx0), sum_y + (fy1 - fy0));
             }
-            if n.z.abs() <= 1e-12 * len {
-                continue;
-            }
-            // the lowest surface of a closed body faces down: the soil pushes along -n_out
-            let n_in = if n.z < 0.0 { -n / len } else { n / len };
-            hi_kept = hi_kept.max(lowest);
-            r.kept.push(f as u32);
-            r.face_normal.push(n_in);
-            let (fx0, fx1) = (a.x.min(b.x).min(c.x), a.x.max(b.x).max(c.x));
-            let (fy0, fy1) = (a.y.min(b.y).min(c.y), a.y.max(b.y).max(c.y));
-            (xa, xb, ya, yb) = (xa.min(fx0), xb.max(fx1), ya.min(fy0), yb.max(fy1));
-            (sum_x, sum_y) = (sum_x + (fx1 - fx0), sum_y + (fy1 - fy0));
         }
+        if r.kept.is_empty() {
+            return None;
+        }
+        let i0 = (xa / ds).ceil() as i32;
+        let j0 = (ya / ds).ceil() as i32;
+        let faces = Rect {
+            i0,
+            j0,
+            nx: (xb / ds).floor() as i32 - i0 + 1,
+            ny: (yb / ds).floor() as i32 - j0 + 1,
+        };
+        let idle = faces.grow(MARGIN).intersect(extent);
+        if idle.nx < 3 || idle.ny < 3 {
+            return None;
+        }
+        // every footprint node lies under a kept face, inside their box: one node around
+        // it holds the footprint's neighbours
+        let rect = faces.grow(1).intersect(extent);
+        let len = rect.len();
+        // scan by columns only for meshes clearly longer in y (a margin, so that a body
+        // about as long in x as in y does not switch from step to step: a node exactly on
+        // an edge may fall on either side in the two directions)
+        r.columns = sum_y > 2.0 * sum_x;
+        r.rect = rect;
+        r.zmin.clear();
+        r.zmin.resize(len, f64::INFINITY);
+        r.face.clear();
+        r.face.resize(len, 0);
+        (r.ds, r.extent, r.idle) = (ds, *extent, idle);
+        r.faces = faces;
+        r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
+        (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
+        Some(rect)
     }
-    if r.kept.is_empty() {
-        return None;
-    }
-    let i0 = (xa / ds).ceil() as i32;
-    let j0 = (ya / ds).ceil() as i32;
-    let faces = Rect {
-        i0,
-        j0,
-        nx: (xb / ds).floor() as i32 - i0 + 1,
-        ny: (yb / ds).floor() as i32 - j0 + 1,
-    };
-    let idle = faces.grow(MARGIN).intersect(extent);
-    if idle.nx < 3 || idle.ny < 3 {
-        return None;
-    }
-    // every footprint node lies under a kept face, inside their box: one node around
-    // it holds the footprint's neighbours
-    let rect = faces.grow(1).intersect(extent);
-    let len = rect.len();
-    // scan by columns only for meshes clearly longer in y (a margin, so that a body
-    // about as long in x as in y does not switch from step to step: a node exactly on
-    // an edge may fall on either side in the two directions)
-    r.columns = sum_y > 2.0 * sum_x;
-    r.rect = rect;
-    r.zmin.clear();
-    r.zmin.resize(len, f64::INFINITY);
-    r.face.clear();
-    r.face.resize(len, 0);
-    (r.ds, r.extent, r.idle) = (ds, *extent, idle);
-    r.faces = faces;
-    r.triangles = (mesh.triangles.as_ptr() as usize, mesh.triangles.len());
-    (r.hi_kept, r.lo_excluded) = (hi_kept, lo_excluded);
-    Some(rect)
 }
 
 /// The second part of [`scan_convert`], after [`pick_faces`] found faces: each kept

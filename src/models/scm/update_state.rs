@@ -153,50 +153,40 @@ impl RadialSpread {
 crate::wide::copies! {
     /// [`RadialSpread::spread`] through its copy for AVX2 where the processor has it
     /// (the block loop inlined: 20 % less time there than at the baseline).
-    fn spread / spread_v3 => spread_any(out: &mut RadialSpread, src: &RadialSources)
+    fn spread / spread_v3 => spread_any(out: &mut RadialSpread, src: &RadialSources) {
+        out.start(src);
+        for c in 0..src.cluster.len() {
+            out.block(src, c);
+        }
+    }
 }
 
 crate::wide::copies! {
     /// [`RadialSpread::follow`] through its copy for AVX2 where the processor has it.
-    fn follow / follow_v3 => follow_any(out: &mut RadialSpread, h: &RadialHandoff)
-}
-
-/// [`RadialSpread::spread`], compiled for the baseline or for AVX2 (see
-/// [`crate::wide`]: the same bits).
-#[inline(always)]
-fn spread_any(out: &mut RadialSpread, src: &RadialSources) {
-    out.start(src);
-    for c in 0..src.cluster.len() {
-        out.block(src, c);
-    }
-}
-
-/// [`RadialSpread::follow`], compiled for the baseline or for AVX2 (see
-/// [`crate::wide`]: the same bits).
-#[inline(always)]
-fn follow_any(out: &mut RadialSpread, h: &RadialHandoff) {
-    let src = loop {
-        if let Some(src) = h.sources.get() {
-            break src;
-        }
-        if h.gave_up.load(Acquire) {
-            return;
-        }
-        std::hint::spin_loop();
-    };
-    out.start(src);
-    let (mut c, blocks) = (0, src.cluster.len());
-    while c < blocks {
-        let done = h.done.load(Acquire);
-        if c < done {
-            for b in c..done {
-                out.block(src, b);
+    fn follow / follow_v3 => follow_any(out: &mut RadialSpread, h: &RadialHandoff) {
+        let src = loop {
+            if let Some(src) = h.sources.get() {
+                break src;
             }
-            c = done;
-        } else if h.gave_up.load(Acquire) {
-            return;
-        } else {
+            if h.gave_up.load(Acquire) {
+                return;
+            }
             std::hint::spin_loop();
+        };
+        out.start(src);
+        let (mut c, blocks) = (0, src.cluster.len());
+        while c < blocks {
+            let done = h.done.load(Acquire);
+            if c < done {
+                for b in c..done {
+                    out.block(src, b);
+                }
+                c = done;
+            } else if h.gave_up.load(Acquire) {
+                return;
+            } else {
+                std::hint::spin_loop();
+            }
         }
     }
 }
