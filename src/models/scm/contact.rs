@@ -12,7 +12,7 @@
 //! surface.
 
 use crate::pmath;
-use super::footprint::{area_and_contour, centrality, weights_of_centrality, Edt};
+use super::footprint::{area_and_contour, centrality, Edt, Weights};
 use super::grid::SoilGrid;
 use super::rect::Rect;
 use crate::geometry::TriMesh;
@@ -416,7 +416,6 @@ pub struct Workspace {
     chunk_sums: Vec<ChunkSum>,
     /// Each footprint node's distance to the nearest node outside (eq. (6)).
     dist: Distances,
-    gamma: Vec<f64>,
     /// z^n of each footprint node (its sinkage to the Bekker exponent).
     zn: Vec<f64>,
     /// The share of its shear strength each footprint node mobilizes (see
@@ -688,7 +687,8 @@ struct NodeInput<'a> {
     zp: &'a [f64],
     face: &'a [u32],
     face_normal: &'a [Vector3<f64>],
-    gamma: &'a [f64],
+    /// The pressure weights of eq. (6); None: all 1 (no cohesion).
+    weights: Option<Weights<'a>>,
     zn: &'a [f64],
     mobilized: &'a [f64],
     /// Grid column and row of each footprint node.
@@ -712,7 +712,8 @@ impl NodeInput<'_> {
         let lever = point - self.origin;
         let v = self.v0 + self.w0.cross(&lever);
         let z = self.h[k] + self.zp[k] - self.zmin[k];
-        let gk = self.gamma[m] * self.k_b[c];
+        let gamma = self.weights.map_or(1.0, |w| w.at(m));
+        let gk = gamma * self.k_b[c];
         let yield_p = gk * self.zn[m];
         let (sigma, plastic) = node_pressure(z, self.zp[k], yield_p, p.k_e);
         // the stabilizing linear damping of section 5, on the penetration rate
@@ -1219,12 +1220,8 @@ pub fn evaluate(
         ws.dist
             .find(&ws.mask, &ws.cached_nodes, nx, &rect, &foot_box);
     }
-    if chi > 0.0 {
-        weights_of_centrality(chi, &ws.dist.centrality, &mut ws.gamma);
-    } else {
-        ws.gamma.clear();
-        ws.gamma.resize(ws.nodes.len(), 1.0);
-    }
+    // (each node's weight where its force is worked out)
+    let weights = Weights::of(chi, &ws.dist.centrality);
     // node forces, eq. (7), (8); totals, eq. (9)
     let origin = motion.iso.translation.vector;
     let da = ds * ds;
@@ -1252,7 +1249,7 @@ pub fn evaluate(
         zp: &ws.zp,
         face: &ws.raster.face,
         face_normal: &ws.raster.face_normal,
-        gamma: &ws.gamma,
+        weights,
         zn: &ws.zn,
         mobilized: &ws.mobilized,
         cells: &ws.cached_nodes,

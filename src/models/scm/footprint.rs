@@ -368,18 +368,55 @@ pub fn centrality(dist: &[f64], u: &mut Vec<f64>) {
 
 /// The pressure weights gamma_i of [`pressure_weights`] from the footprint nodes'
 /// centralities `u` (see [`centrality`]) and the share of cohesion `chi`, into
-/// `gamma`: w_i lane by lane, their sum node by node in node order, then the scale.
+/// `gamma`: [`Weights::at`] of each node.
 pub fn weights_of_centrality(chi: f64, u: &[f64], gamma: &mut Vec<f64>) {
     gamma.clear();
-    if chi <= 0.0 {
-        gamma.resize(u.len(), 1.0);
-        return;
+    match Weights::of(chi, u) {
+        Some(w) => gamma.extend((0..u.len()).map(|m| w.at(m))),
+        None => gamma.resize(u.len(), 1.0),
     }
-    gamma.extend(u.iter().map(|&u| (1.0 - chi) + chi * u * (2.0 - u)));
-    let total = gamma.iter().fold(0.0, |t, &w| t + w);
-    let scale = u.len() as f64 / total;
-    for g in gamma.iter_mut() {
-        *g *= scale;
+}
+
+/// The pressure weights gamma_i of [`pressure_weights`], worked out where each node's
+/// force needs its own (the node forces' helper reads the centralities it found, not
+/// weights the calling thread wrote): w_i = (1 - chi) + chi u_i (2 - u_i) from the
+/// centralities `u` (see [`centrality`]), times n / sum w_i (summed node by node in
+/// node order).
+#[derive(Debug, Clone, Copy)]
+pub struct Weights<'a> {
+    u: &'a [f64],
+    chi: f64,
+    scale: f64,
+}
+
+impl<'a> Weights<'a> {
+    /// The weights of the nodes of centralities `u` with the share of cohesion `chi`;
+    /// None without cohesion (`chi` not above zero: every weight is 1).
+    pub fn of(chi: f64, u: &'a [f64]) -> Option<Self> {
+        if !(chi > 0.0) {
+            return None;
+        }
+        let total = u.iter().fold(0.0, |t, &u| t + Self::w(chi, u));
+        let scale = u.len() as f64 / total;
+        Some(Weights { u, chi, scale })
+    }
+
+    /// w of a node of centrality `u`.
+    #[inline(always)]
+    fn w(chi: f64, u: f64) -> f64 {
+        (1.0 - chi) + chi * u * (2.0 - u)
+    }
+
+    /// gamma of node `m`.
+    #[inline(always)]
+    pub fn at(&self, m: usize) -> f64 {
+        Self::w(self.chi, self.u[m]) * self.scale
+    }
+
+    /// The centralities, the share of cohesion and the scale, for the four-lane copy
+    /// of [`Weights::at`] (`contact::four_nodes`).
+    pub(crate) fn parts(&self) -> (&'a [f64], f64, f64) {
+        (self.u, self.chi, self.scale)
     }
 }
 

@@ -80,6 +80,12 @@ unsafe fn groups_avx2(
     };
     let sign = all(-0.0);
     let flow_tiny = all(1e-12);
+    // the pressure weights' parts (`Weights::at`: ((1 - chi) + chi u (2 - u)) scale)
+    let weights = nd.weights.map(|w| {
+        let (u, chi, scale) = w.parts();
+        (u, all(1.0 - chi), all(chi), all(scale))
+    });
+    let two = all(2.0);
     macro_rules! add {
         ($a:expr, $b:expr) => {
             _mm256_add_pd($a, $b)
@@ -135,7 +141,13 @@ unsafe fn groups_avx2(
         let zmin = at_k!(nd.zmin, ks, run);
         let h = at_k!(nd.h, ks, run);
         let zp = at_k!(nd.zp, ks, run);
-        let gamma = at_m!(nd.gamma, m);
+        let gamma = match weights {
+            Some((u, one_less, chi, scale)) => {
+                let u = at_m!(u, m);
+                mul!(add!(one_less, mul!(mul!(chi, u), sub!(two, u))), scale)
+            }
+            None => all(1.0),
+        };
         let zn = at_m!(nd.zn, m);
         let mob = at_m!(nd.mobilized, m);
         // the four faces' normals: x and y of each at once, then transposed (copies
@@ -261,6 +273,7 @@ unsafe fn groups_avx2(
 mod tests {
     use super::*;
     use crate::models::scm::soil_map::NodeSoil;
+    use crate::models::scm::footprint::Weights;
     use crate::models::scm::SoilParams;
     use nalgebra::Vector3;
     use rand::{Rng, SeedableRng};
@@ -357,7 +370,9 @@ mod tests {
                 };
             }
             let count = nodes.len();
-            let gamma: Vec<f64> = (0..count).map(|_| rng.gen_range(0.5..2.0)).collect();
+            // centralities for the pressure weights, or none (no cohesion)
+            let u: Vec<f64> = (0..count).map(|_| rng.gen_range(0.0..=1.0)).collect();
+            let chi = [0.0, 0.3, 1.0][case % 3];
             let zn: Vec<f64> = (0..count)
                 .map(|m| {
                     let k = nodes[m] as usize;
@@ -393,7 +408,7 @@ mod tests {
                 zp: &zp,
                 face: &face,
                 face_normal: &face_normal,
-                gamma: &gamma,
+                weights: Weights::of(chi, &u),
                 zn: &zn,
                 mobilized: &mobilized,
                 cells: &cells,
