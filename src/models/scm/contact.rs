@@ -275,9 +275,16 @@ impl Distances {
         self.node.clear();
         // the box's first node in grid columns and rows
         let (gi, gj) = (rect.i0 + i0 as i32, rect.j0 + j0 as i32);
-        for &(i, j) in cells {
+        // the squared distances, then their roots in a pass of their own (in vector
+        // lanes: the same bits; the divider took 2.5 % of one thread's step, one root
+        // at a time)
+        let d2 = &self.sub_dist2;
+        self.node.extend(cells.iter().map(|&(i, j)| {
             let (i, j) = ((i - gi) as usize, (j - gj) as usize);
-            self.node.push(self.sub_dist2[j * sx + i].sqrt());
+            d2[j * sx + i]
+        }));
+        for d in self.node.iter_mut() {
+            *d = d.sqrt();
         }
         centrality(&self.node, &mut self.centrality);
     }
