@@ -242,6 +242,8 @@ struct Distances {
     sub_mask: Vec<bool>,
     sub_dist2: Vec<f64>,
     edt: Edt,
+    /// Work buffer of [`area_and_contour`].
+    codes: Vec<u8>,
 }
 
 impl Distances {
@@ -425,6 +427,8 @@ pub struct Workspace {
     dist: Distances,
     /// z^n of each footprint node (its sinkage to the Bekker exponent).
     zn: Vec<f64>,
+    /// Work buffer of [`area_and_contour`] when this thread finds A and L.
+    contour_codes: Vec<u8>,
     /// The share of its shear strength each footprint node mobilizes (see
     /// [`mobilized`]): worked out beside z^n, where the loads leave the node's j.
     mobilized: Vec<f64>,
@@ -1132,12 +1136,14 @@ pub fn evaluate(
     let (h, zmin) = (&ws.h, &ws.raster.zmin);
     let dist = &mut ws.dist;
     // with the distances, the helper finds A and L too (the mask and the nodes only)
+    let boxw = (a0, a1, b0, b1);
     let distances = move || {
         dist.find(mask, cells, nx, &rect, &foot_box);
-        new_footprint.then(|| area_and_contour(mask, nx, nodes))
+        new_footprint.then(|| area_and_contour(mask, nx, nodes, boxw, &mut dist.codes))
     };
     let soil = &ws.soils;
     let (zp, js, class) = (&mut ws.zp, &mut ws.j, &mut ws.class);
+    let codes = &mut ws.contour_codes;
     let mut loads = move |al: bool| {
         // the rest of the soil state (the heights are those of the detection, moved
         // with the window), of the footprint's box: only its nodes read it
@@ -1145,7 +1151,7 @@ pub fn evaluate(
         let (zp, js) = (&*zp, &*js);
         let sinkage = |k: usize| h[k] + zp[k] - zmin[k];
         mobilized(nodes, mob_all, k_shear, |k| js[k]);
-        let al = al.then(|| area_and_contour(mask, nx, nodes));
+        let al = al.then(|| area_and_contour(mask, nx, nodes, boxw, codes));
         match grid.soil_map() {
             Some(m) => m.classes_of(&rect, ds, class),
             None => class.clear(),
