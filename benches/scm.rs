@@ -21,7 +21,8 @@
 //! (the same restarts) and print their quantiles. On this project's VM criterion's
 //! means take the slow tail of the host's noisy phases; the step medians do not, so
 //! two builds compare better by them (run alternately). `SCM_STEP_ROW=ds_5mm` (a row's
-//! name) times that row alone, e.g. under a profiler.
+//! name) times that row alone, e.g. under a profiler. They also print the quantiles of
+//! the steps with the two cores near and far (see `round_trip_64k`).
 
 use contact_fmu::cosim::variables::{Phase, VarType};
 use contact_fmu::cosim::World;
@@ -105,25 +106,132 @@ fn step_row(name: &str) -> bool {
 }
 
 /// Times each of `n` 1 ms steps of `w` on its own (with [`timed_steps`]' restarts) and
-/// prints the quantiles of their times, in µs.
+/// prints the quantiles of their times, in µs; and the same split by the cores'
+/// placement (see [`round_trip_64k`]), measured before every block of
+/// [`PLACEMENT_BLOCK`] steps (untimed): `near` where a round trip took at most
+/// [`NEAR_ROUND_TRIP_US`].
 fn print_step_quantiles(name: &str, w: &mut World, n: u64) {
     let mut times = Vec::with_capacity(n as usize);
+    // (round trip of the block, µs; NaN: not measured)
+    let mut trips = Vec::new();
+    let (mut k, mut meter) = (0, true);
     timed_steps(w, n, |w| {
+        if k % PLACEMENT_BLOCK == 0 {
+            // (not again once the helper did not answer: one thread)
+            let trip = if meter { round_trip_64k() } else { None };
+            meter &= trip.is_some();
+            trips.push(trip.unwrap_or(f64::NAN));
+        }
+        k += 1;
         let t = Instant::now();
         w.do_step(1e-3).unwrap();
         times.push(t.elapsed());
     });
-    times.sort_unstable();
-    let q = |f: f64| times[((times.len() - 1) as f64 * f).round() as usize].as_secs_f64() * 1e6;
-    eprintln!(
-        "{name}: {n} steps each timed: p10 {:.2}, p25 {:.2}, median {:.2}, p75 {:.2}, \
-         p90 {:.2} µs",
-        q(0.1),
-        q(0.25),
-        q(0.5),
-        q(0.75),
-        q(0.9)
+    let line = |times: &mut Vec<Duration>| {
+        times.sort_unstable();
+        let last = (times.len() - 1) as f64;
+        let q = |f: f64| times[(last * f).round() as usize].as_secs_f64() * 1e6;
+        format!(
+            "p10 {:.2}, p25 {:.2}, median {:.2}, p75 {:.2}, p90 {:.2} µs",
+            q(0.1),
+            q(0.25),
+            q(0.5),
+            q(0.75),
+            q(0.9)
+        )
+    };
+    let (mut near, mut far) = (Vec::new(), Vec::new());
+    for (b, block) in times.chunks(PLACEMENT_BLOCK as usize).enumerate() {
+        if trips[b] <= NEAR_ROUND_TRIP_US {
+            near.extend_from_slice(block);
+        } else if trips[b].is_finite() {
+            far.extend_from_slice(block);
+        }
+    }
+    eprintln!("{name}: {n} steps each timed: {}", line(&mut times));
+    trips.retain(|t| t.is_finite());
+    trips.sort_by(f64::total_cmp);
+    if let (Some(lo), Some(hi)) = (trips.first(), trips.last()) {
+        eprintln!(
+            "{name}: 64 KB round trip between the cores {lo:.1}-{hi:.1} µs over {} blocks",
+            trips.len()
+        );
+    }
+    for (what, mut t) in [("near", near), ("far", far)] {
+        if !t.is_empty() {
+            let steps = t.len();
+            eprintln!("{name}: cores {what}: {steps} steps: {}", line(&mut t));
+        }
+    }
+}
+
+/// Steps per placement measurement of [`print_step_quantiles`].
+const PLACEMENT_BLOCK: u64 = 250;
+
+/// The most a 64 KB round trip takes with the cores near, µs. On this project's VM it
+/// takes 9-12 µs in the host's near placement and 33-35 µs in its far one, which
+/// lasts seconds to minutes: the SCM step's two threads are then no faster than one
+/// (docs/performance.md, "The VM's two placements").
+const NEAR_ROUND_TRIP_US: f64 = 25.0;
+
+/// The median time, µs, for one of the model's threads to write 64 KB and the other
+/// (the helper of `contact_fmu::parallel`, as in a step) to read it and answer, over 15
+/// round trips; `None` when the helper did not answer (one thread).
+fn round_trip_64k() -> Option<f64> {
+    use std::sync::atomic::{AtomicU64, Ordering::*};
+    const WORDS: usize = 8192;
+    const TRIPS: u64 = 15;
+    let buf: Vec<AtomicU64> = (0..WORDS).map(|_| AtomicU64::new(0)).collect();
+    let flag = AtomicU64::new(0);
+    let give_up = Duration::from_millis(20);
+    let wait = |want: u64| {
+        let t = Instant::now();
+        while flag.load(Acquire) != want {
+            if t.elapsed() > give_up {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
+        true
+    };
+    // (a first job wakes a parked helper)
+    contact_fmu::parallel::join(|| (), || ());
+    let (mut times, _) = contact_fmu::parallel::join(
+        || {
+            let mut times = Vec::new();
+            for r in 0..TRIPS {
+                let t = Instant::now();
+                for (i, x) in buf.iter().enumerate() {
+                    x.store(r + i as u64, Relaxed);
+                }
+                flag.store(2 * r + 1, Release);
+                if !wait(2 * r + 2) {
+                    break;
+                }
+                times.push(t.elapsed().as_secs_f64() * 1e6);
+            }
+            // (tells the other side to stop, if it waits)
+            flag.store(u64::MAX, Release);
+            times
+        },
+        || {
+            for r in 0..TRIPS {
+                if !wait(2 * r + 1) {
+                    return;
+                }
+                let sum = buf
+                    .iter()
+                    .fold(0u64, |a, x| a.wrapping_add(x.load(Relaxed)));
+                buf[0].store(sum, Relaxed);
+                flag.store(2 * r + 2, Release);
+            }
+        },
     );
+    if times.len() < TRIPS as usize {
+        return None;
+    }
+    times.sort_by(f64::total_cmp);
+    Some(times[times.len() / 2])
 }
 
 fn single_wheel(c: &mut Criterion) {
