@@ -1288,7 +1288,23 @@ pub fn evaluate(
             &mut ws.chunk_sums,
             |c, foot, sum| {
                 let m0 = c * PARALLEL_CHUNK;
-                sum.0 = four_nodes::run(&node, m0, &nodes[m0..m0 + foot.len()], foot);
+                let nodes = &nodes[m0..m0 + foot.len()];
+                sum.0 = if crate::parallel::on_helper() {
+                    // a helper's nodes into lines of its own, then copied over whole:
+                    // the soil update on the caller read these lines, and writing into
+                    // them node by node waited for each line to come back (at 5 mm a
+                    // chunk of 256 took a helper 7-10 µs against the caller's 3; into
+                    // its own lines 3.3, and 1.8 for the copy, whole lines at a time;
+                    // docs/models/scm.md, Session 76)
+                    HELPER_FOOT.with_borrow_mut(|own| {
+                        own.resize(foot.len(), FootNode::default());
+                        let total = four_nodes::run(&node, m0, nodes, own);
+                        foot.copy_from_slice(own);
+                        total
+                    })
+                } else {
+                    four_nodes::run(&node, m0, nodes, foot)
+                };
             },
             || side_force(p, grid, base, mesh, motion, raster, world, soils, z_top),
         );
@@ -1319,6 +1335,13 @@ pub fn evaluate(
     ws.result = res;
     ws.body_v = [motion.v.x, motion.v.y];
     ws.result
+}
+
+thread_local! {
+    /// A helper's chunk of node forces before they are copied into the workspace (see
+    /// the parallel node forces in [`evaluate`]); grows to [`PARALLEL_CHUNK`] once.
+    static HELPER_FOOT: std::cell::RefCell<Vec<FootNode>> =
+        const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// Adds the passive earth pressure on the body's side faces (see
