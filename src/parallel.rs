@@ -482,8 +482,9 @@ pub fn for_each_ordered_commit<T: Send, S: Send + Sync>(
 /// one slot per chunk; and `beside` as one more item, whose result it returns. The
 /// calling thread starts with chunk 0 and a helper with `beside` (item 1), then each
 /// takes the next chunk in order as it comes free: a helper's first item writes no
-/// slot the caller reads next (SCM's node forces at 5 mm: 1.4-1.9 µs less a step
-/// than with `beside` last, docs/models/scm.md, Session 76).
+/// slot the caller reads next. (SCM's node forces at 5 mm, together with the helper
+/// writing its chunks into a buffer of its own: 1.4-1.9 µs less a step; that buffer
+/// with `beside` last: no change. docs/models/scm.md, Session 76.)
 pub fn for_each_chunk<A: Send, S: Send, R: Send>(
     items: &mut [A],
     chunk: usize,
